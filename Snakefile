@@ -1,0 +1,29 @@
+# The evidence pipeline for GPU-kernel field notes: `snakemake --cores 1 results/<namespace>`.
+from snakemake.utils import min_version
+
+min_version("9.0")
+
+
+configfile: "config/config.yaml"
+
+
+include: "workflow/rules/common.smk"
+include: "workflow/rules/inputs.smk"
+include: "workflow/rules/build.smk"
+include: "workflow/rules/check.smk"
+include: "workflow/rules/bundle.smk"
+
+
+onstart:
+    STOP_MESSAGE.unlink(missing_ok=True)
+
+
+onerror:
+    # A machine without a GPU stops at the first GPU stage: repeat why as the run's last line.
+    if STOP_MESSAGE.exists():
+        print(STOP_MESSAGE.read_text(), end="", file=sys.stderr)
+
+
+rule all:
+    input:
+        expand("results/{ns}", ns=NAMESPACES),

@@ -1,0 +1,44 @@
+"""The published bundle results/<ns>/: assembled in a hidden folder beside it, then renamed into place,
+so an interrupted run never leaves a bundle that looks complete."""
+from __future__ import annotations
+
+import hashlib
+import json
+import os
+import shutil
+from pathlib import Path
+
+import pandas as pd
+
+from .io import write_json, write_table
+
+
+def input_table(hash_files: list[str]) -> pd.DataFrame:
+    rows = []
+    for path in hash_files:
+        record = json.loads(Path(path).read_text())
+        rows += [{"op": record["op"], "shape": record["shape"], "seed": record["seed"], "input": name,
+                  "sha256": digest} for name, digest in record["sha256"].items()]
+    return pd.DataFrame(rows)
+
+
+def manifest(folder: Path) -> str:
+    """sha256sum-compatible lines over every file of the bundle but the manifest itself."""
+    lines = []
+    for path in sorted(p for p in folder.rglob("*") if p.is_file() and p.name != "MANIFEST.sha256"):
+        lines.append(f"{hashlib.sha256(path.read_bytes()).hexdigest()}  {path.relative_to(folder)}")
+    return "\n".join(lines) + "\n"
+
+
+def assemble(dest: Path, tables: dict[str, str], hash_files: list[str], resolved: dict) -> None:
+    dest = Path(dest)
+    staging = dest.with_name(f".{dest.name}.partial")
+    shutil.rmtree(staging, ignore_errors=True)
+    evidence = staging / "evidence"
+    for name, path in tables.items():
+        write_table(evidence / f"{name}.parquet", pd.read_parquet(path))
+    write_table(evidence / "inputs.parquet", input_table(hash_files))
+    write_json(staging / "config.resolved.json", resolved)
+    (evidence / "MANIFEST.sha256").write_text(manifest(staging))
+    shutil.rmtree(dest, ignore_errors=True)
+    os.replace(staging, dest)

@@ -1,0 +1,104 @@
+"""The correctness gate: every output element finite and allclose(out, reference, rtol, atol).
+
+The reference is the op's torch expression in float64 on the CPU. Outputs are poisoned with NaN before
+each run, so an element the kernel never writes fails. Cases: the namespace's full shape from its input
+file, the same shape on freshly drawn inputs (seed recorded), the small shapes and the edge cases.
+"""
+from __future__ import annotations
+
+import secrets
+from dataclasses import dataclass
+
+import numpy as np
+import pandas as pd
+import torch
+
+from . import kernels
+from .errors import PipelineError
+from .ops import OPS, Shape
+
+
+@dataclass(frozen=True)
+class Case:
+    name: str
+    shape: Shape
+    seed: int | None
+    inputs: dict[str, np.ndarray]
+
+
+def cases(op: str, full_shape: Shape, seed: int, full_inputs: dict | None, small_only: bool) -> list[Case]:
+    spec = OPS[op]
+    found = [Case("small", s, seed, spec.inputs(s, seed)) for s in spec.small_shapes]
+    found += [Case(f"edge:{e.name}", e.shape, seed, e.make(np.random.default_rng(seed), e.shape))
+              for e in spec.edge_cases]
+    if not small_only:
+        fresh = secrets.randbits(32)
+        full = full_inputs if full_inputs is not None else spec.inputs(full_shape, seed)
+        found = [Case("full", full_shape, seed, full),
+                 Case("fresh", full_shape, fresh, spec.inputs(full_shape, fresh)), *found]
+    return found
+
+
+def reference(op: str, inputs: dict[str, np.ndarray]) -> np.ndarray:
+    """The op's torch expression on float64 copies of the inputs, on the CPU."""
+    spec = OPS[op]
+    args = [torch.from_numpy(inputs[n]).to(torch.float64 if inputs[n].dtype == np.float32 else torch.int64)
+            for n in spec.torch_args]
+    return kernels.function("torch", op)(*args).numpy()
+
+
+def compare(out: np.ndarray, ref: np.ndarray, rtol: float, atol: float) -> dict:
+    out64 = out.astype(np.float64)
+    finite = np.isfinite(out64)
+    err = np.abs(np.where(finite, out64, 0.0) - ref)
+    significant = np.abs(ref) > atol
+    ratio = err / (atol + rtol * np.abs(ref))
+    return {
+        "passed": bool(finite.all() and (ratio <= 1.0).all()) and out.shape == ref.shape,
+        "max_abs_error": float(err.max(initial=0.0)),
+        "max_rel_error": float((err[significant] / np.abs(ref[significant])).max(initial=0.0)),
+        "worst_tolerance_ratio": float(ratio.max(initial=0.0)),
+        "nonfinite_elements": int((~finite).sum()),
+        "checked_elements": int(out.size),
+    }
+
+
+def _run_case(run, op: str, case: Case, device: str) -> np.ndarray:
+    t = {n: torch.from_numpy(a).to(device) for n, a in case.inputs.items()}
+    t["out"] = torch.full(OPS[op].output_shape(case.shape), float("nan"), dtype=torch.float32, device=device)
+    out = run(t, case.shape)
+    if device == "cuda":
+        torch.cuda.synchronize()
+    return out.detach().cpu().numpy()
+
+
+def run_checks(run, op: str, implementation: str, device: str, cases: list[Case], tolerance: dict) -> pd.DataFrame:
+    if device == "cuda":
+        torch.backends.cuda.matmul.allow_tf32 = False
+        torch.backends.cudnn.allow_tf32 = False
+        torch.set_float32_matmul_precision("highest")
+    rows = []
+    for case in cases:
+        out = _run_case(run, op, case, device)
+        result = compare(out, reference(op, case.inputs), tolerance["rtol"], tolerance["atol"])
+        rows.append({"op": op, "implementation": implementation, "shape": OPS[op].label(case.shape),
+                     "case": case.name, "device": device, "seed": case.seed, **result,
+                     "rtol": tolerance["rtol"], "atol": tolerance["atol"]})
+    return pd.DataFrame(rows)
+
+
+def failures(table: pd.DataFrame) -> str | None:
+    """One line per failed case, naming op, implementation, shape and error; None when all passed."""
+    bad = table[~table["passed"]]
+    if bad.empty:
+        return None
+    return "\n".join(
+        f"check failed: {r.op} / {r.implementation} at {r.shape} ({r.case}, {r.device}): max abs error "
+        f"{r.max_abs_error:.3g}, max rel error {r.max_rel_error:.3g}, {r.nonfinite_elements} non-finite "
+        f"of {r.checked_elements}" for r in bad.itertuples())
+
+
+def gate(table: pd.DataFrame) -> None:
+    message = failures(table)
+    if message:
+        raise PipelineError(message)

@@ -1,0 +1,120 @@
+"""Namespaces: load config/config.yaml and config/namespaces/<ns>.yaml, validate both, apply defaults.
+
+Everything downstream sees only the resolved `Namespace`; a bad file is one `PipelineError` naming the
+file and the key, raised before any job runs.
+"""
+from __future__ import annotations
+
+import copy
+from dataclasses import asdict, dataclass
+from pathlib import Path
+
+import jsonschema
+import yaml
+from referencing import Registry, Resource
+
+from .errors import PipelineError
+from .ops import OPS
+from .paths import SCHEMAS
+
+
+@dataclass(frozen=True)
+class Namespace:
+    name: str
+    file: str
+    description: str
+    implementations: tuple[str, ...]
+    variants: dict[str, str]
+    shapes: dict[str, dict[str, int]]
+    seed: int
+    arch: str
+    tolerance: dict[str, float]
+    timing: dict[str, int]
+
+    @property
+    def ops(self) -> tuple[str, ...]:
+        return tuple(self.shapes)
+
+    def op_params(self, op: str) -> dict:
+        """The resolved values one op's jobs depend on (Snakemake params: a change reruns the op)."""
+        return {"shape": self.shapes[op], "seed": self.seed, "tolerance": self.tolerance,
+                "variant": self.variants.get(op), "arch": self.arch}
+
+    def to_dict(self) -> dict:
+        return asdict(self)
+
+
+def _schema(name: str) -> dict:
+    return yaml.safe_load((SCHEMAS / name).read_text())
+
+
+def _validator(name: str) -> jsonschema.Validator:
+    registry = Registry().with_resources(
+        (n, Resource.from_contents(_schema(n))) for n in ("config.schema.yaml", "namespace.schema.yaml"))
+    schema = _schema(name)
+    return jsonschema.validators.validator_for(schema)(schema, registry=registry)
+
+
+def _read_yaml(path: Path) -> dict:
+    try:
+        data = yaml.safe_load(path.read_text())
+    except FileNotFoundError:
+        raise PipelineError(f"{path}: no such file") from None
+    except yaml.YAMLError as e:
+        raise PipelineError(f"{path}: not valid YAML ({str(e).splitlines()[0]})") from None
+    return {} if data is None else data
+
+
+def _describe(error: jsonschema.ValidationError) -> str:
+    """One line for the most relevant schema violation: the key's path and what is wrong with it."""
+    where = ".".join(str(p) for p in error.absolute_path) or "(top level)"
+    if error.validator == "additionalProperties":
+        extra = sorted(set(error.instance) - set(error.schema.get("properties", {})))
+        key = ".".join([*map(str, error.absolute_path), extra[0]]) if extra else where
+        allowed = ", ".join(error.schema.get("properties", {}))
+        return f"key '{key}' is not allowed (allowed here: {allowed})"
+    if error.validator == "required":
+        return f"key '{where}' misses {error.message.split(' is ')[0]}"
+    return f"key '{where}': {error.message}"
+
+
+def validate(data: dict, schema_name: str, path: Path) -> None:
+    error = jsonschema.exceptions.best_match(_validator(schema_name).iter_errors(data))
+    if error is not None:
+        raise PipelineError(f"{path}: {_describe(error)}")
+
+
+def load_defaults(path: Path) -> dict:
+    data = _read_yaml(path)
+    validate(data, "config.schema.yaml", path)
+    return data
+
+
+def resolve(name: str, path: Path, defaults: dict) -> Namespace:
+    """Validate one namespace file and merge it over the defaults."""
+    data = _read_yaml(path)
+    validate(data, "namespace.schema.yaml", path)
+    shapes = copy.deepcopy(defaults["shapes"])
+    shapes.update(data.get("shapes", {}))
+    variants = data["variants"]
+    if "cuda" in data["implementations"]:
+        for op in OPS:
+            if op not in variants:
+                raise PipelineError(f"{path}: key 'variants.{op}' is missing (implementation cuda needs a variant)")
+    for op, variant in variants.items():
+        if variant not in OPS[op].cuda_variants:
+            known = ", ".join(OPS[op].cuda_variants)
+            raise PipelineError(f"{path}: key 'variants.{op}': unknown variant '{variant}' (known: {known})")
+    return Namespace(
+        name=name, file=str(path), description=data.get("description", "").strip(),
+        implementations=tuple(data["implementations"]), variants=dict(variants),
+        shapes={op: shapes[op] for op in OPS}, seed=data.get("seed", defaults["seed"]),
+        arch=data.get("arch", defaults["arch"]),
+        tolerance={**defaults["tolerance"], **data.get("tolerance", {})},
+        timing={**defaults["timing"], **data.get("timing", {})},
+    )
+
+
+def load_namespaces(config_dir: Path, defaults: dict) -> dict[str, Namespace]:
+    """Every config/namespaces/*.yaml, resolved; the file name (without .yaml) is the namespace."""
+    return {p.stem: resolve(p.stem, p, defaults) for p in sorted((config_dir / "namespaces").glob("*.yaml"))}

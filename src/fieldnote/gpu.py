@@ -1,0 +1,53 @@
+"""Is there a GPU, and the one message a GPU stage gives where there is none."""
+from __future__ import annotations
+
+from pathlib import Path
+
+from .errors import PipelineError
+
+
+def available() -> bool:
+    try:
+        import torch
+    except ImportError:
+        return False
+    return torch.cuda.is_available()
+
+
+STOP_MESSAGE = Path(".snakemake/fieldnote-stop-message")
+
+
+def require(stage: str, target: str) -> None:
+    """Stop a GPU stage on a machine without a GPU, saying what already ran and what to do instead.
+
+    The message is also left in STOP_MESSAGE, so the workflow's onerror hook can repeat it as the last line.
+    """
+    if not available():
+        message = (
+            f"no GPU here: stage '{stage}' needs an NVIDIA GPU (torch.cuda.is_available() is False). "
+            f"Inputs, build, census and the CPU checks for {target} are done (work/). Run the same command "
+            f"on a GPU machine to measure; replaying an archived run without a GPU "
+            f"(--config replay=PATH/TO/<ns>.tar.gz) comes with the evidence bundle.")
+        STOP_MESSAGE.parent.mkdir(exist_ok=True)
+        STOP_MESSAGE.write_text(f"fieldnote: {message}\n")
+        raise PipelineError(message)
+
+
+def describe() -> dict:
+    """The GPU and software the measurements ran on (name, capability, driver, CUDA, torch, triton)."""
+    import platform
+
+    import torch
+    import triton
+
+    props = torch.cuda.get_device_properties(torch.cuda.current_device())
+    info = {"gpu": props.name, "capability": f"{props.major}.{props.minor}", "sm_count": props.multi_processor_count,
+            "memory_bytes": props.total_memory, "cuda": torch.version.cuda, "torch": torch.__version__,
+            "triton": triton.__version__, "python": platform.python_version(), "host": platform.node()}
+    try:
+        import pynvml
+        pynvml.nvmlInit()
+        info["driver"] = pynvml.nvmlSystemGetDriverVersion()
+    except Exception as e:  # NVML is optional evidence; its absence is recorded, not fatal
+        info["driver"] = f"unavailable ({type(e).__name__})"
+    return info

@@ -1,0 +1,32 @@
+"""One callable per (op, implementation): takes the input tensors and a preallocated output, returns the result.
+
+torch returns a fresh tensor (as a library user would write it); triton and cuda write into `out`.
+"""
+from __future__ import annotations
+
+from collections.abc import Callable
+from pathlib import Path
+
+from . import kernels
+from .ops import OPS, CudaVariant
+
+Runner = Callable[[dict, dict], object]  # (tensors incl. "out", shape) -> output tensor
+
+
+def runner(op: str, implementation: str, variant: CudaVariant | None = None, cubin: Path | None = None) -> Runner:
+    spec = OPS[op]
+    if implementation == "torch":
+        fn = kernels.function("torch", op)
+        return lambda t, shape: fn(*(t[n] for n in spec.torch_args))
+    if implementation == "triton":
+        fn = kernels.function("triton", op)
+        return lambda t, shape: fn(*(t[n] for n in spec.triton_args), t["out"])
+    if implementation == "cuda":
+        from .launch import CudaKernel
+        kernel = CudaKernel(cubin, variant)
+
+        def run(t, shape):
+            kernel(t, shape)
+            return t["out"]
+        return run
+    raise ValueError(f"unknown implementation '{implementation}'")

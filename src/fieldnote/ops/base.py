@@ -1,0 +1,93 @@
+"""What every operation declares: its shapes, inputs, reference call and hand-written kernel variants.
+
+An op module (matmul.py, ...) builds one `Op`. Adding an op or a variant touches that module and a kernel
+file, nothing else.
+"""
+from __future__ import annotations
+
+from collections.abc import Callable
+from dataclasses import dataclass, field
+
+import numpy as np
+
+Shape = dict[str, int]
+Inputs = dict[str, np.ndarray]
+
+
+def cdiv(a: int, b: int) -> int:
+    return -(-a // b)
+
+
+def normal(rng: np.random.Generator, *size: int) -> np.ndarray:
+    """The inputs' distribution: normal(0, 0.25) drawn in float64 and stored as float32, as the original."""
+    return rng.normal(0.0, 0.25, size).astype(np.float32)
+
+
+@dataclass(frozen=True)
+class LaunchContract:
+    """How a hand-written kernel is launched: the one place for its grid, block, shared memory and arguments.
+
+    `args` maps (tensors by input name plus "out", shape) to the kernel's arguments in declaration order;
+    integers must be numpy int32 and floats numpy float32, as the C signature says.
+    """
+
+    entry: str
+    block: tuple[int, int, int]
+    grid: Callable[[Shape], tuple[int, int, int]]
+    args: Callable[[dict, Shape], tuple]
+    dynamic_shared_bytes: int = 0
+    supports: Callable[[Shape], str | None] = lambda shape: None  # a reason the shape is out of range
+
+
+@dataclass(frozen=True)
+class CudaVariant:
+    """A hand-written CUDA C++ kernel: kernels/cuda/<op>/<name>.cu, launched by its contract."""
+
+    name: str
+    op: str
+    contract: LaunchContract
+    design: str
+
+    @property
+    def source(self) -> str:
+        return f"kernels/cuda/{self.op}/{self.name}.cu"
+
+
+@dataclass(frozen=True)
+class EdgeCase:
+    """A named input set outside the normal distribution (constant rows, a graph with no edges, ...)."""
+
+    name: str
+    shape: Shape
+    make: Callable[[np.random.Generator, Shape], Inputs]
+
+
+@dataclass(frozen=True)
+class Op:
+    name: str
+    dims: tuple[str, ...]
+    make_inputs: Callable[[np.random.Generator, Shape], Inputs]
+    output_shape: Callable[[Shape], tuple[int, ...]]
+    torch_args: tuple[str, ...]
+    triton_args: tuple[str, ...]
+    small_shapes: tuple[Shape, ...]
+    edge_cases: tuple[EdgeCase, ...] = ()
+    cuda_variants: dict[str, CudaVariant] = field(default_factory=dict)
+
+    def label(self, shape: Shape) -> str:
+        """The shape as the note writes it: 1024x1024x1024, 4096x768, ..."""
+        return "x".join(str(shape[d]) for d in self.dims)
+
+    def parse_label(self, label: str) -> Shape:
+        """The inverse of `label`: 1024x1024x1024 back to {"m": 1024, "n": 1024, "k": 1024}."""
+        values = label.split("x")
+        if len(values) != len(self.dims) or not all(v.isdigit() for v in values):
+            raise ValueError(f"{self.name}: shape '{label}' is not {'x'.join(self.dims)}")
+        return dict(zip(self.dims, map(int, values), strict=True))
+
+    def inputs(self, shape: Shape, seed: int) -> Inputs:
+        """Deterministic inputs: a fresh generator per op from `seed`, as the original project drew them."""
+        return self.make_inputs(np.random.default_rng(seed), shape)
+
+    def variant(self, name: str) -> CudaVariant:
+        return self.cuda_variants[name]

@@ -1,0 +1,30 @@
+"""Bias + GELU: y = gelu(x + bias) with the tanh approximation, x is rows x cols, bias is cols."""
+import numpy as np
+
+from .base import CudaVariant, LaunchContract, Op, cdiv, normal
+
+i32 = np.int32
+
+
+def make_inputs(rng, s):
+    return {"x": normal(rng, s["rows"], s["cols"]), "bias": normal(rng, s["cols"])}
+
+
+ELEMENTWISE = LaunchContract(
+    entry="gelu_bias_tanh", block=(256, 1, 1),
+    grid=lambda s: (cdiv(s["rows"] * s["cols"], 256), 1, 1),
+    args=lambda t, s: (t["x"], t["bias"], t["out"], i32(s["rows"]), i32(s["cols"])),
+)
+
+OP = Op(
+    name="gelu",
+    dims=("rows", "cols"),
+    make_inputs=make_inputs,
+    output_shape=lambda s: (s["rows"], s["cols"]),
+    torch_args=("x", "bias"),
+    triton_args=("x", "bias"),
+    small_shapes=({"rows": 3, "cols": 257},),
+    cuda_variants={v.name: v for v in [
+        CudaVariant("gelu_bias_tanh", "gelu", ELEMENTWISE, "one thread per element, tanh approximation"),
+    ]},
+)

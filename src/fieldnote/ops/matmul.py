@@ -1,0 +1,37 @@
+"""Matrix multiplication: c = a @ b, a is M x K, b is K x N, FP32."""
+import numpy as np
+
+from .base import CudaVariant, LaunchContract, Op, cdiv, normal
+
+i32 = np.int32
+
+
+def make_inputs(rng, s):
+    return {"a": normal(rng, s["m"], s["k"]), "b": normal(rng, s["k"], s["n"])}
+
+
+def tile_64x64_grid(s):
+    return (cdiv(s["n"], 64), cdiv(s["m"], 64), 1)
+
+
+def abc_mnk(t, s):
+    return (t["a"], t["b"], t["out"], i32(s["m"]), i32(s["n"]), i32(s["k"]))
+
+
+CPASYNC_2BUF_64X64 = LaunchContract(entry="matmul_cpasync_2buf_64x64", block=(256, 1, 1),
+                                    grid=tile_64x64_grid, args=abc_mnk)
+
+OP = Op(
+    name="matmul",
+    dims=("m", "n", "k"),
+    make_inputs=make_inputs,
+    output_shape=lambda s: (s["m"], s["n"]),
+    torch_args=("a", "b"),
+    triton_args=("a", "b"),
+    small_shapes=({"m": 17, "n": 19, "k": 23}, {"m": 1, "n": 1, "k": 1}),
+    cuda_variants={v.name: v for v in [
+        CudaVariant("matmul_cpasync_2buf_64x64", "matmul", CPASYNC_2BUF_64X64,
+                    "two shared buffers, next K tile in flight with cp.async (A 4-byte, B 16-byte), "
+                    "wait_group(1), K step 32 per buffer, 64x64 tile, 4x4 outputs per thread"),
+    ]},
+)

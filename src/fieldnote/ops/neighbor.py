@@ -1,0 +1,55 @@
+"""Neighbor aggregation over a CSR graph: out[dst[e]] += weight[e] * x[src[e]] for every edge e."""
+import numpy as np
+
+from .base import CudaVariant, EdgeCase, LaunchContract, Op, cdiv, normal
+
+i32 = np.int32
+
+
+def csr(dst: np.ndarray, nodes: int) -> np.ndarray:
+    """Row pointer of destinations that are already sorted: rowptr[r]..rowptr[r+1] are row r's edges."""
+    return np.concatenate([[0], np.cumsum(np.bincount(dst, minlength=nodes))]).astype(np.int32)
+
+
+def make_inputs(rng, s):
+    nodes, edges = s["nodes"], s["edges"]
+    x = normal(rng, nodes, s["features"])
+    weight = normal(rng, edges)
+    dst = np.sort(rng.integers(0, nodes, edges)).astype(np.int32)
+    src = rng.integers(0, nodes, edges).astype(np.int32)
+    return {"x": x, "weight": weight, "src": src, "dst": dst, "rowptr": csr(dst, nodes)}
+
+
+def duplicate_edges(rng, s):
+    """The same (dst, src) pair many times: every copy must be summed, none dropped."""
+    inputs = make_inputs(rng, s)
+    pairs = rng.integers(0, s["nodes"], (3, 2))
+    dst, src = pairs[rng.integers(0, 3, s["edges"])].T
+    order = np.argsort(dst, kind="stable")
+    inputs.update(dst=dst[order].astype(np.int32), src=src[order].astype(np.int32))
+    inputs["rowptr"] = csr(inputs["dst"], s["nodes"])
+    return inputs
+
+
+CSR_ROW_FEATURE = LaunchContract(
+    entry="neighbor_csr_row_feature", block=(256, 1, 1),
+    grid=lambda s: (cdiv(s["nodes"] * s["features"], 256), 1, 1),
+    args=lambda t, s: (t["rowptr"], t["src"], t["weight"], t["x"], t["out"], i32(s["nodes"]), i32(s["features"])),
+)
+
+OP = Op(
+    name="neighbor",
+    dims=("nodes", "features", "edges"),
+    make_inputs=make_inputs,
+    output_shape=lambda s: (s["nodes"], s["features"]),
+    torch_args=("x", "weight", "src", "dst"),
+    triton_args=("x", "weight", "src", "rowptr"),
+    small_shapes=({"nodes": 7, "features": 9, "edges": 23},),
+    edge_cases=(
+        EdgeCase("no-edges", {"nodes": 7, "features": 9, "edges": 0}, make_inputs),
+        EdgeCase("duplicate-edges", {"nodes": 7, "features": 9, "edges": 23}, duplicate_edges),
+    ),
+    cuda_variants={v.name: v for v in [
+        CudaVariant("neighbor_csr_row_feature", "neighbor", CSR_ROW_FEATURE, "one thread per (row, feature)"),
+    ]},
+)

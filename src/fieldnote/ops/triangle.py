@@ -1,0 +1,31 @@
+"""Triangle contraction: out[i, j, c] = sum_k a[i, k, c] * b[j, k, c], a and b are N x N x C."""
+import numpy as np
+
+from .base import CudaVariant, LaunchContract, Op, cdiv, normal
+
+i32 = np.int32
+
+
+def make_inputs(rng, s):
+    n, c = s["n"], s["channels"]
+    return {"a": normal(rng, n, n, c), "b": normal(rng, n, n, c)}
+
+
+THREAD_PER_OUTPUT = LaunchContract(
+    entry="triangle_thread_per_output", block=(256, 1, 1),
+    grid=lambda s: (cdiv(s["n"] * s["n"] * s["channels"], 256), 1, 1),
+    args=lambda t, s: (t["a"], t["b"], t["out"], i32(s["n"]), i32(s["channels"])),
+)
+
+OP = Op(
+    name="triangle",
+    dims=("n", "channels"),
+    make_inputs=make_inputs,
+    output_shape=lambda s: (s["n"], s["n"], s["channels"]),
+    torch_args=("a", "b"),
+    triton_args=("a", "b"),
+    small_shapes=({"n": 7, "channels": 5},),
+    cuda_variants={v.name: v for v in [
+        CudaVariant("triangle_thread_per_output", "triangle", THREAD_PER_OUTPUT, "one thread per output element"),
+    ]},
+)

@@ -1,0 +1,48 @@
+import os
+import shutil
+import subprocess
+import sys
+from pathlib import Path
+
+import pytest
+
+ROOT = Path(__file__).resolve().parents[1]
+SEED_EVIDENCE = ROOT.parent / "shared" / "seed-evidence"
+os.environ.setdefault("TRITON_DEFAULT_FP_FUSION", "1")  # Triton's long-standing default; silences 3.9's warning
+PROJECT = ("Snakefile", "config", "workflow", "kernels", "src", "profiles")
+
+
+def has_gpu() -> bool:
+    try:
+        import torch
+        return torch.cuda.is_available()
+    except ImportError:
+        return False
+
+
+def pytest_collection_modifyitems(config, items):
+    if has_gpu():
+        return
+    skip = pytest.mark.skip(reason="needs an NVIDIA GPU")
+    for item in items:
+        if "gpu" in item.keywords:
+            item.add_marker(skip)
+
+
+@pytest.fixture
+def project(tmp_path) -> Path:
+    """A copy of the workflow (no work/, no results/) to run Snakemake in without touching the checkout."""
+    for name in PROJECT:
+        src = ROOT / name
+        if src.is_dir():
+            shutil.copytree(src, tmp_path / name, ignore=shutil.ignore_patterns("__pycache__", "*.egg-info"))
+        else:
+            shutil.copy(src, tmp_path / name)
+    (tmp_path / "results").mkdir()
+    return tmp_path
+
+
+def snakemake(project: Path, *args: str, timeout: int = 900) -> subprocess.CompletedProcess:
+    env = {**os.environ, "PYTHONPATH": str(project / "src"), "FIELDNOTE_ROOT": str(project)}
+    return subprocess.run([sys.executable, "-m", "snakemake", *args], cwd=project, env=env, capture_output=True,
+                          text=True, timeout=timeout)

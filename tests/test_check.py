@@ -1,0 +1,72 @@
+"""The correctness gate on the CPU: torch against the float64 reference, Triton in its interpreter."""
+import json
+import os
+import subprocess
+import sys
+
+import numpy as np
+import pandas as pd
+import pytest
+from conftest import ROOT
+
+from fieldnote import check
+from fieldnote.errors import PipelineError
+from fieldnote.implementations import runner
+from fieldnote.ops import OPS
+
+TOL = {"rtol": 1e-4, "atol": 1e-4}
+MEDIUM = {"matmul": {"m": 96, "n": 80, "k": 72}, "gelu": {"rows": 33, "cols": 768},
+          "layernorm": {"rows": 33, "cols": 768}, "triangle": {"n": 24, "channels": 8},
+          "neighbor": {"nodes": 300, "features": 64, "edges": 2000}}
+
+
+@pytest.mark.parametrize("op", list(OPS))
+def test_torch_passes_every_case_on_the_cpu(op):
+    cases = check.cases(op, MEDIUM[op], 7, None, small_only=False)
+    table = check.run_checks(runner(op, "torch"), op, "torch", "cpu", cases, TOL)
+    assert table["passed"].all(), table.to_string()
+    names = set(table["case"])
+    assert {"full", "fresh", "small"} <= names and {f"edge:{e.name}" for e in OPS[op].edge_cases} <= names
+    assert table.loc[table["case"] == "fresh", "seed"].item() != 7
+
+
+def test_triton_kernels_pass_in_the_interpreter():
+    """Triton's interpreter is chosen when the kernel module is imported, so this runs in its own process."""
+    code = (
+        "import json; from fieldnote import check; from fieldnote.implementations import runner; "
+        "from fieldnote.ops import OPS; rows = []\n"
+        "for op in OPS:\n"
+        "    t = check.run_checks(runner(op, 'triton'), op, 'triton', 'cpu', check.cases(op, {}, 7, None, True), "
+        f"{TOL})\n"
+        "    rows += t.to_dict('records')\n"
+        "print(json.dumps(rows))")
+    env = {**os.environ, "TRITON_INTERPRET": "1", "PYTHONPATH": str(ROOT / "src")}
+    run = subprocess.run([sys.executable, "-c", code], capture_output=True, text=True, env=env, timeout=600)
+    assert run.returncode == 0, run.stderr
+    table = pd.DataFrame(json.loads(run.stdout.splitlines()[-1]))
+    assert table["passed"].all(), table.to_string()
+    assert set(table["op"]) == set(OPS) and "edge:constant-rows" in set(table["case"])
+
+
+def test_an_unwritten_element_fails():
+    ref = np.ones((4, 4))
+    out = np.ones((4, 4), dtype=np.float32)
+    out[2, 3] = np.nan  # the poison a kernel left in place
+    result = check.compare(out, ref, **TOL)
+    assert not result["passed"] and result["nonfinite_elements"] == 1
+
+
+def test_error_just_outside_tolerance_fails_and_inside_passes():
+    ref = np.full(8, 2.0)
+    assert check.compare((ref + 1.0e-4 + 2.0e-4 * 0.99).astype(np.float32), ref, **TOL)["passed"]
+    assert not check.compare((ref + 1.0e-4 + 2.0e-4 * 1.05).astype(np.float32), ref, **TOL)["passed"]
+
+
+def test_a_wrong_kernel_fails_the_gate_naming_op_implementation_and_shape():
+    def transposed(t, shape):  # a classic tail bug: the last step of K never accumulated
+        return t["a"][:, :-1] @ t["b"][:-1]
+
+    cases = check.cases("matmul", {"m": 32, "n": 32, "k": 32}, 7, None, small_only=False)
+    table = check.run_checks(transposed, "matmul", "cuda", "cpu", cases, TOL)
+    with pytest.raises(PipelineError, match=r"check failed: matmul / cuda at 32x32x32 \(full, cpu\): max abs error"):
+        check.gate(table)

@@ -1,0 +1,76 @@
+"""Namespaces are validated before any job runs: one line naming the file and the key, nothing touched."""
+from pathlib import Path
+
+import pytest
+import yaml
+from conftest import ROOT, snakemake
+
+from fieldnote.config import load_defaults, load_namespaces, resolve
+from fieldnote.errors import PipelineError
+
+DEFAULTS = load_defaults(ROOT / "config" / "config.yaml")
+MAGE_006 = yaml.safe_load((ROOT / "config" / "namespaces" / "mage-006.yaml").read_text())
+
+
+def test_mage_006_resolves_with_the_defaults():
+    ns = load_namespaces(ROOT / "config", DEFAULTS)["mage-006"]
+    assert ns.implementations == ("torch", "triton", "cuda")
+    assert ns.variants["matmul"] == "matmul_cpasync_2buf_64x64"
+    assert ns.shapes["triangle"] == {"n": 128, "channels": 32}
+    assert (ns.seed, ns.arch, ns.timing["rounds"], ns.tolerance["rtol"]) == (20260910, "sm_90", 3, 1e-4)
+
+
+def bad(tmp_path, **change) -> str:
+    data = {**MAGE_006, **change}
+    path = tmp_path / "bad.yaml"
+    path.write_text(yaml.safe_dump(data))
+    with pytest.raises(PipelineError) as error:
+        resolve("bad", path, DEFAULTS)
+    message = str(error.value)
+    assert message.startswith(str(path)) and "\n" not in message
+    return message
+
+
+def test_unknown_op(tmp_path):
+    assert "key 'variants.matmull' is not allowed" in bad(tmp_path, variants={**MAGE_006["variants"], "matmull": "x"})
+
+
+def test_unknown_variant(tmp_path):
+    message = bad(tmp_path, variants={**MAGE_006["variants"], "layernorm": "layernorm_fast"})
+    assert "key 'variants.layernorm': unknown variant 'layernorm_fast'" in message
+
+
+def test_negative_shape(tmp_path):
+    message = bad(tmp_path, shapes={"matmul": {"m": -1, "n": 4, "k": 4}})
+    assert "key 'shapes.matmul.m'" in message and "minimum" in message
+
+
+def test_misspelt_key(tmp_path):
+    data = dict(MAGE_006)
+    data["implementatons"] = data.pop("implementations")
+    path = tmp_path / "bad.yaml"
+    path.write_text(yaml.safe_dump(data))
+    with pytest.raises(PipelineError, match="key 'implementatons' is not allowed"):
+        resolve("bad", path, DEFAULTS)
+
+
+def test_unknown_implementation(tmp_path):
+    assert "key 'implementations.1'" in bad(tmp_path, implementations=["torch", "rust"])
+
+
+def test_missing_cuda_variant(tmp_path):
+    variants = {k: v for k, v in MAGE_006["variants"].items() if k != "gelu"}
+    assert "key 'variants.gelu' is missing" in bad(tmp_path, variants=variants)
+
+
+def test_bad_namespace_stops_snakemake_before_any_job(project: Path):
+    (project / "results" / "mage-006").mkdir()
+    (project / "results" / "mage-006" / "kept.txt").write_text("earlier evidence")
+    path = project / "config" / "namespaces" / "mage-006.yaml"
+    path.write_text(path.read_text().replace("layernorm: layernorm_block_row_1pass", "layernorm: nope"))
+    run = snakemake(project, "--cores", "1", "results/mage-006")
+    assert run.returncode != 0
+    assert "config/namespaces/mage-006.yaml: key 'variants.layernorm': unknown variant 'nope'" in run.stderr
+    assert "Traceback" not in run.stderr + run.stdout
+    assert (project / "results" / "mage-006" / "kept.txt").read_text() == "earlier evidence"
+    assert not (project / "work").exists()

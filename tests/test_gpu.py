@@ -1,0 +1,64 @@
+"""On the GPU: every op x implementation through the gate, and the gate catching the broken pipeline."""
+import dataclasses
+
+import pytest
+from conftest import ROOT
+
+from fieldnote import check, inputs
+from fieldnote.build import cuda
+from fieldnote.implementations import runner
+from fieldnote.ops import OPS
+from fieldnote.ops.matmul import CPASYNC_2BUF_64X64
+
+pytestmark = pytest.mark.gpu
+TOL = {"rtol": 1e-4, "atol": 1e-4}
+SEED = 20260910
+FULL = {"matmul": {"m": 1024, "n": 1024, "k": 1024}, "gelu": {"rows": 4096, "cols": 768},
+        "layernorm": {"rows": 4096, "cols": 768}, "triangle": {"n": 128, "channels": 32},
+        "neighbor": {"nodes": 4096, "features": 64, "edges": 65536}}
+TAILS = {"matmul": [{"m": 130, "n": 70, "k": 97}, {"m": 64, "n": 64, "k": 33}, {"m": 1, "n": 1024, "k": 1024}],
+         "layernorm": [{"rows": 5, "cols": 1024}, {"rows": 5, "cols": 4}, {"rows": 2, "cols": 1}]}
+
+
+def cuda_runner(tmp_path, op, variant, source=None):
+    cubin, _, _ = cuda.build(ROOT / (source or variant.source), variant.contract.entry, "sm_90")
+    path = tmp_path / f"{variant.name}.cubin"
+    path.write_bytes(cubin)
+    return runner(op, "cuda", variant, path)
+
+
+def implementations(tmp_path, op):
+    yield "torch", runner(op, "torch")
+    yield "triton", runner(op, "triton")
+    for variant in OPS[op].cuda_variants.values():
+        yield variant.name, cuda_runner(tmp_path, op, variant)
+
+
+@pytest.mark.parametrize("op", list(OPS))
+def test_every_implementation_passes_full_small_and_edge_cases(tmp_path, op):
+    for name, run in implementations(tmp_path, op):
+        cases = check.cases(op, FULL[op], SEED, None, small_only=False)
+        cases += [check.Case("tail", s, SEED, OPS[op].inputs(s, SEED)) for s in TAILS.get(op, [])]
+        table = check.run_checks(run, op, name, "cuda", cases, TOL)
+        assert table["passed"].all(), table.to_string()
+
+
+def test_the_gate_catches_the_broken_pipelined_matmul(tmp_path):
+    """The two defects of the field note: buffer offsets in the wrong units, the last tile from the wrong buffer."""
+    contract = dataclasses.replace(CPASYNC_2BUF_64X64, entry="matmul_cpasync_2buf_64x64_broken")
+    broken = dataclasses.replace(OPS["matmul"].variant("matmul_cpasync_2buf_64x64"),
+                                 name="matmul_cpasync_2buf_64x64_broken", contract=contract)
+    run = cuda_runner(tmp_path, "matmul", broken, "tests/cuda/matmul_cpasync_2buf_64x64_broken.cu")
+    full = check.cases("matmul", FULL["matmul"], SEED, None, small_only=False)[:1]
+    table = check.run_checks(run, "matmul", "cuda", "cuda", full, TOL)
+    assert not table["passed"].any()
+    assert table["max_abs_error"].item() > 1e-2
+    with pytest.raises(Exception, match=r"check failed: matmul / cuda at 1024x1024x1024 \(full, cuda\)"):
+        check.gate(table)
+
+
+def test_full_inputs_on_disk_are_the_ones_checked(tmp_path):
+    path = tmp_path / "m.npz"
+    inputs.write("matmul", FULL["matmul"], SEED, path, tmp_path / "m.json")
+    cases = check.cases("matmul", FULL["matmul"], SEED, inputs.read(path), small_only=False)
+    assert inputs.sha256(cases[0].inputs["a"]).startswith("14bd2864")

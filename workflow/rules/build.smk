@@ -1,0 +1,49 @@
+# Stage 2, build: every hand-written variant through NVRTC, every Triton kernel offline; resources and census.
+
+
+rule build_cuda:
+    output:
+        cubin="work/build/{arch}/cuda/{op}/{variant}.cubin",
+        ptx="work/build/{arch}/cuda/{op}/{variant}.ptx",
+        report="work/build/{arch}/cuda/{op}/{variant}.json",
+    input:
+        source="kernels/cuda/{op}/{variant}.cu",
+        code=module("build/cuda", "build/census"),
+    priority: 10
+    script:
+        "../scripts/build_cuda.py"
+
+
+rule build_triton:
+    output:
+        cubin="work/build/{arch}/triton/{op}.cubin",
+        ptx="work/build/{arch}/triton/{op}.ptx",
+        report="work/build/{arch}/triton/{op}.json",
+    input:
+        sources=lambda w: triton_sources(w.op),
+        code=module("build/triton", "build/census"),
+    priority: 10
+    script:
+        "../scripts/build_triton.py"
+
+
+rule resources:
+    output:
+        "work/{ns}/resources.parquet",
+    input:
+        lambda w: [cubin_of(ns_of(w), op).replace(".cubin", ".json") for op in ns_of(w).variants],
+    params:
+        variants=lambda w: ns_of(w).variants,
+    priority: 10
+    script:
+        "../scripts/collect_reports.py"
+
+
+rule census:
+    output:
+        "work/{ns}/census.parquet",
+    input:
+        lambda w: expand("work/build/{arch}/triton/{op}.json", arch=ns_of(w).arch, op=ns_of(w).ops),
+    priority: 10
+    script:
+        "../scripts/collect_reports.py"

@@ -1,0 +1,21 @@
+# The bundle results/<ns>/: what the namespace's evidence holds so far, assembled last and atomically.
+
+
+def all_input_hashes(wildcards):
+    ns = ns_of(wildcards)
+    return [input_files(ns, op)["hashes"] for op in ns.ops]
+
+
+rule bundle:
+    output:
+        directory("results/{ns}"),
+    input:
+        checks="work/{ns}/checks.parquet",
+        resources="work/{ns}/resources.parquet",
+        census="work/{ns}/census.parquet",
+        hashes=all_input_hashes,
+        code=module("bundle"),
+    params:
+        resolved=lambda w: ns_of(w).to_dict(),
+    script:
+        "../scripts/bundle.py"

@@ -1,0 +1,56 @@
+# Shared wiring: the resolved namespaces and the input functions every stage uses. Logic lives in src/fieldnote.
+import os
+import sys
+from pathlib import Path
+
+SRC = str(Path(workflow.basedir) / "src")
+sys.path.insert(0, SRC)
+os.environ["PYTHONPATH"] = os.pathsep.join(p for p in (SRC, os.environ.get("PYTHONPATH")) if p)
+os.environ.setdefault("TRITON_DEFAULT_FP_FUSION", "1")  # Triton's default since 2.x; silences 3.9's warning
+
+from fieldnote.config import load_namespaces, validate
+from fieldnote.errors import PipelineError
+from fieldnote.gpu import STOP_MESSAGE
+from fieldnote.ops import OPS
+
+try:
+    validate(config, "config.schema.yaml", Path("config/config.yaml"))
+    NAMESPACES = load_namespaces(Path("config"), config)
+except PipelineError as error:
+    sys.exit(f"fieldnote: {error}")
+
+GPU_IMPLEMENTATIONS = ("torch", "triton", "cuda")
+CPU_IMPLEMENTATIONS = ("torch", "triton")  # cuda kernels need the GPU to run
+
+
+wildcard_constraints:
+    ns="[A-Za-z0-9_.-]+",
+    op="|".join(OPS),
+    impl="torch|triton|cuda",
+    arch="sm_[0-9]+a?",
+    variant="[A-Za-z0-9_]+",
+
+
+def module(*names):
+    """Package modules a stage runs: editing one reruns that stage and what derives from it."""
+    return [f"src/fieldnote/{n}.py" for n in names]
+
+
+def ns_of(wildcards):
+    return NAMESPACES[wildcards.ns]
+
+
+def input_files(ns, op):
+    from fieldnote.inputs import path_for
+
+    npz = path_for(op, ns.shapes[op], ns.seed)
+    return {"npz": npz, "hashes": npz.replace(".npz", ".sha256.json")}
+
+
+def cubin_of(ns, op):
+    return f"work/build/{ns.arch}/cuda/{op}/{ns.variants[op]}.cubin"
+
+
+def triton_sources(op):
+    """The Triton kernel file of an op, and the file whose kernel it shares (triangle uses matmul's)."""
+    return [f"kernels/triton/{op}.py"] + (["kernels/triton/matmul.py"] if op == "triangle" else [])

@@ -1,0 +1,12 @@
+# Stage 1, inputs: deterministic per (op, shape, seed), so namespaces with equal shapes share the files.
+
+
+rule inputs:
+    output:
+        npz="work/inputs/{op}/{shape}-seed{seed}.npz",
+        hashes="work/inputs/{op}/{shape}-seed{seed}.sha256.json",
+    input:
+        module("inputs", "ops/base", "ops/{op}"),
+    priority: 10
+    script:
+        "../scripts/inputs.py"

@@ -1,0 +1,39 @@
+"""Run one (op, implementation) through the correctness gate; a failure fails the job, naming the case."""
+import os
+from pathlib import Path
+
+from fieldnote.script import entry
+
+
+@entry
+def main(snakemake):
+    w, params = snakemake.wildcards, snakemake.params
+    device = params.device
+    if device == "cuda":
+        from fieldnote import gpu
+        gpu.require(f"check_gpu ({w.op}, {w.impl})", f"results/{w.ns}")
+    elif w.impl == "triton":
+        os.environ["TRITON_INTERPRET"] = "1"  # read when the kernel module is imported, so set it first
+
+    from fieldnote import check, inputs
+    from fieldnote.implementations import runner
+    from fieldnote.io import write_table
+    from fieldnote.ops import OPS
+
+    op = params.op
+    variant = OPS[w.op].variant(op["variant"]) if w.impl == "cuda" else None
+    run = runner(w.op, w.impl, variant, Path(snakemake.input.cubin) if variant else None)
+    interpreted = device == "cpu" and w.impl == "triton"  # the interpreter is too slow for the full shapes
+    cases = check.cases(w.op, op["shape"], op["seed"], inputs.read(snakemake.input.npz), small_only=interpreted)
+    table = check.run_checks(run, w.op, w.impl, device, cases, op["tolerance"])
+    table.insert(2, "variant", op["variant"] if variant else w.impl)
+    if interpreted:
+        table["device"] = "triton-interpreter"
+    failed = check.failures(table)
+    if failed:
+        write_table(Path(snakemake.output[0]).with_suffix(".failed.parquet"), table)
+    check.gate(table)
+    write_table(snakemake.output[0], table)
+
+
+main(snakemake)  # noqa: F821

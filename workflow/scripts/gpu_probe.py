@@ -1,0 +1,12 @@
+from fieldnote import gpu
+from fieldnote.io import write_json
+from fieldnote.script import entry
+
+
+@entry
+def main(snakemake):
+    gpu.require("gpu_probe, the first GPU stage (then check_gpu, time, capture)", f"results/{snakemake.wildcards.ns}")
+    write_json(snakemake.output[0], gpu.describe())
+
+
+main(snakemake)  # noqa: F821

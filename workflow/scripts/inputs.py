@@ -1,0 +1,12 @@
+from fieldnote import inputs
+from fieldnote.ops import OPS
+from fieldnote.script import entry
+
+
+@entry
+def main(snakemake):
+    op, w = OPS[snakemake.wildcards.op], snakemake.wildcards
+    inputs.write(op.name, op.parse_label(w.shape), int(w.seed), snakemake.output.npz, snakemake.output.hashes)
+
+
+main(snakemake)  # noqa: F821
