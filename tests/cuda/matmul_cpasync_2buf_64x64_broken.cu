@@ -2,7 +2,7 @@
 //
 // It reproduces the first version of the cp.async pipeline (PR #49) that the committed correctness check
 // caught: it compiles, runs, and produces wrong results at 1024^3. The pipeline must reject it (the check fails
-// and nothing is timed). It carries exactly two defects, each marked "DEFECT:"
+// and nothing is timed). It carries exactly two defects, each marked by a DEFECT comment
 //   (a) the buffer offsets are computed in the wrong units (a count of floats divided by four, as if it were
 //       a byte count), so buffer 1 lies inside buffer 0;
 //   (b) the final tile consumes buffer tiles % 2 instead of (tiles - 1) % 2.

@@ -1,0 +1,30 @@
+"""Print a bundle's evidence tables compactly: `python -m fieldnote.show results/<ns>`."""
+import sys
+from pathlib import Path
+
+import pandas as pd
+
+VIEWS = {
+    "checks": ["op", "implementation", "variant", "shape", "case", "device", "passed", "max_abs_error",
+               "max_rel_error", "worst_tolerance_ratio"],
+    "resources": ["op", "variant", "registers", "spill_stores_bytes", "spill_loads_bytes", "static_shared_bytes",
+                  "barriers", "ptx_global_loads_32bit", "ptx_global_loads_128bit", "ptx_async_copies_32bit",
+                  "ptx_async_copies_128bit", "ptx_global_stores"],
+    "census": ["op", "kernel", "num_warps", "registers", "shared_bytes", "global_loads_32bit",
+               "global_loads_128bit", "async_copies", "global_stores_32bit", "global_stores_128bit", "barriers"],
+}
+
+
+def main(bundle: str) -> None:
+    pd.set_option("display.width", 250)
+    pd.set_option("display.max_rows", 500)
+    for name, columns in VIEWS.items():
+        path = Path(bundle) / "evidence" / f"{name}.parquet"
+        if path.exists():
+            table = pd.read_parquet(path)
+            print(f"== {name} ({path})")
+            print(table[[c for c in columns if c in table]].to_string(index=False), end="\n\n")
+
+
+if __name__ == "__main__":
+    main(*sys.argv[1:])
