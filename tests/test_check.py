@@ -34,7 +34,8 @@ def test_triton_kernels_pass_in_the_interpreter():
     """Triton's interpreter is chosen when the kernel module is imported, so this runs in its own process."""
     code = (
         "import json; from fieldnote import check; from fieldnote.implementations import runner; "
-        "from fieldnote.ops import OPS; rows = []\n"
+        "from fieldnote.ops import OPS; from fieldnote.triton_compat import fix_interpreter_scalar_index; "
+        "fix_interpreter_scalar_index(); rows = []\n"
         "for op in OPS:\n"
         "    t = check.run_checks(runner(op, 'triton'), op, 'triton', 'cpu', check.cases(op, {}, 7, None, True), "
         f"{TOL})\n"

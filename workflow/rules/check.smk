@@ -4,7 +4,7 @@
 def check_inputs(wildcards):
     ns = ns_of(wildcards)
     files = input_files(ns, wildcards.op)
-    files["code"] = module("check", "implementations", "kernels", "launch", "ops/{op}".format(op=wildcards.op))
+    files["code"] = module("check", "implementations", "kernels", "launch", "triton_compat", f"ops/{wildcards.op}")
     files["kernel"] = (triton_sources(wildcards.op) if wildcards.impl == "triton"
                        else f"kernels/torch/{wildcards.op}.py")
     if wildcards.impl == "cuda":

@@ -16,6 +16,9 @@ def main(snakemake):
         os.environ["TRITON_INTERPRET"] = "1"  # read when the kernel module is imported, so set it first
 
     from fieldnote import check, inputs
+    if w.impl == "triton" and device == "cpu":
+        from fieldnote.triton_compat import fix_interpreter_scalar_index
+        fix_interpreter_scalar_index()
     from fieldnote.implementations import runner
     from fieldnote.io import write_table
     from fieldnote.ops import OPS
