@@ -11,6 +11,8 @@ include: "workflow/rules/common.smk"
 include: "workflow/rules/inputs.smk"
 include: "workflow/rules/build.smk"
 include: "workflow/rules/check.smk"
+include: "workflow/rules/time.smk"
+include: "workflow/rules/capture.smk"
 include: "workflow/rules/bundle.smk"
 
 

@@ -62,3 +62,26 @@ def test_full_inputs_on_disk_are_the_ones_checked(tmp_path):
     inputs.write("matmul", FULL["matmul"], SEED, path, tmp_path / "m.json")
     cases = check.cases("matmul", FULL["matmul"], SEED, inputs.read(path), small_only=False)
     assert inputs.sha256(cases[0].inputs["a"]).startswith("14bd2864")
+
+
+def test_spans_and_graph_replay_of_every_implementation(tmp_path):
+    """Event spans and graph replay run for torch, Triton and a cuda.core launch, and replay leaves the
+    output correct (the cuda.core launch follows torch onto the capture stream)."""
+    from fieldnote import gpu, timing, workload
+
+    shape = {"rows": 64, "cols": 768}
+    npz = tmp_path / "in.npz"
+    inputs.write("layernorm", shape, SEED, npz, tmp_path / "in.json")
+    variant = OPS["layernorm"].variant("layernorm_block_row_1pass")
+    cubin = tmp_path / "ln.cubin"
+    cubin.write_bytes(cuda.build(ROOT / variant.source, variant.contract.entry, "sm_90")[0])
+    calls = {impl: workload.prepare("layernorm", impl, npz, shape, variant.name, cubin)
+             for impl in ("torch", "triton", "cuda")}
+    eager, states = timing.spans(calls, 2, 10, 2, timing.EventClock(), gpu.State())
+    graph = timing.graph_spans(calls, 2, 10, 2, replays=3, state=gpu.State())
+    assert len(eager) == 60 and len(graph) == 18 and len(states) == 6
+    assert all(0 < row["span_us"] < 10_000 for row in eager + graph)
+    assert states[0]["sm_clock_mhz"] > 0
+    out = calls["cuda"]()
+    ref = check.reference("layernorm", inputs.read(npz))
+    assert check.compare(out.cpu().numpy(), ref, **TOL)["passed"]

@@ -74,9 +74,8 @@ def _run_case(run, op: str, case: Case, device: str) -> np.ndarray:
 
 def run_checks(run, op: str, implementation: str, device: str, cases: list[Case], tolerance: dict) -> pd.DataFrame:
     if device == "cuda":
-        torch.backends.cuda.matmul.allow_tf32 = False
-        torch.backends.cudnn.allow_tf32 = False
-        torch.set_float32_matmul_precision("highest")
+        from .workload import full_fp32
+        full_fp32()
     rows = []
     for case in cases:
         out = _run_case(run, op, case, device)

@@ -30,6 +30,7 @@ class Namespace:
     arch: str
     tolerance: dict[str, float]
     timing: dict[str, int]
+    capture: dict
 
     @property
     def ops(self) -> tuple[str, ...]:
@@ -39,6 +40,10 @@ class Namespace:
         """The resolved values one op's jobs depend on (Snakemake params: a change reruns the op)."""
         return {"shape": self.shapes[op], "seed": self.seed, "tolerance": self.tolerance,
                 "variant": self.variants.get(op), "arch": self.arch}
+
+    def capture_backends(self) -> list[str]:
+        from .capture import resolve as resolve_backends
+        return resolve_backends(self.capture["backends"])
 
     def to_dict(self) -> dict:
         return asdict(self)
@@ -112,6 +117,7 @@ def resolve(name: str, path: Path, defaults: dict) -> Namespace:
         arch=data.get("arch", defaults["arch"]),
         tolerance={**defaults["tolerance"], **data.get("tolerance", {})},
         timing={**defaults["timing"], **data.get("timing", {})},
+        capture={**defaults["capture"], **data.get("capture", {})},
     )
 
 

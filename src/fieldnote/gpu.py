@@ -51,3 +51,40 @@ def describe() -> dict:
     except Exception as e:  # NVML is optional evidence; its absence is recorded, not fatal
         info["driver"] = f"unavailable ({type(e).__name__})"
     return info
+
+
+_THROTTLE_NAMES = {  # nvmlClocksEventReasons / nvmlClocksThrottleReasons bits
+    0x1: "gpu_idle", 0x2: "applications_clocks", 0x4: "sw_power_cap", 0x8: "hw_slowdown", 0x10: "sync_boost",
+    0x20: "sw_thermal", 0x40: "hw_thermal", 0x80: "hw_power_brake", 0x100: "display_clocks"}
+
+
+class State:
+    """GPU state read through NVML: clocks, temperature, power, utilization and throttle reasons.
+
+    Without NVML every reading is empty (and the columns come out null), never invented.
+    """
+
+    def __init__(self, index: int = 0):
+        try:
+            import pynvml
+            pynvml.nvmlInit()
+            self.nvml, self.handle = pynvml, pynvml.nvmlDeviceGetHandleByIndex(index)
+        except Exception:
+            self.nvml = self.handle = None
+
+    def __call__(self) -> dict:
+        if self.handle is None:
+            return {}
+        n, h = self.nvml, self.handle
+        reasons = n.nvmlDeviceGetCurrentClocksEventReasons(h) if hasattr(n, "nvmlDeviceGetCurrentClocksEventReasons") \
+            else n.nvmlDeviceGetCurrentClocksThrottleReasons(h)
+        utilization = n.nvmlDeviceGetUtilizationRates(h)
+        return {
+            "sm_clock_mhz": n.nvmlDeviceGetClockInfo(h, n.NVML_CLOCK_SM),
+            "memory_clock_mhz": n.nvmlDeviceGetClockInfo(h, n.NVML_CLOCK_MEM),
+            "temperature_c": n.nvmlDeviceGetTemperature(h, n.NVML_TEMPERATURE_GPU),
+            "power_w": n.nvmlDeviceGetPowerUsage(h) / 1000.0,
+            "utilization_gpu_pct": utilization.gpu,
+            "throttle_reasons": int(reasons),
+            "throttle_names": ",".join(name for bit, name in _THROTTLE_NAMES.items() if reasons & bit),
+        }

@@ -26,7 +26,13 @@ class CudaKernel:
         self.device.set_current()
         self.variant = variant
         self.kernel = ObjectCode.from_cubin(Path(cubin).read_bytes()).get_kernel(variant.contract.entry)
-        self.stream = self.device.create_stream(_TorchStream())
+        self.streams = {}  # torch stream handle -> cuda.core stream; graph capture runs on a side stream
+
+    def _stream(self):
+        handle = torch.cuda.current_stream().cuda_stream
+        if handle not in self.streams:
+            self.streams[handle] = self.device.create_stream(_TorchStream())
+        return self.streams[handle]
 
     def __call__(self, tensors: dict, shape: dict) -> None:
         from cuda.core import LaunchConfig, launch
@@ -38,4 +44,4 @@ class CudaKernel:
         config = LaunchConfig(grid=contract.grid(shape), block=contract.block,
                               shmem_size=contract.dynamic_shared_bytes)
         args = [a.data_ptr() if isinstance(a, torch.Tensor) else a for a in contract.args(tensors, shape)]
-        launch(self.stream, config, self.kernel, *args)
+        launch(self._stream(), config, self.kernel, *args)

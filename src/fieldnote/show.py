@@ -15,15 +15,27 @@ VIEWS = {
 }
 
 
+def measurements(evidence: Path) -> None:
+    from .measurements import table
+
+    names = ("spans", "capture_summary", "kernels")
+    if all((evidence / f"{n}.parquet").exists() for n in names):
+        frames = [pd.read_parquet(evidence / f"{n}.parquet") for n in names]
+        print("== measurements (kernel us per iteration by backend, launches, spans in us)")
+        print(table(*frames).round(2).to_string(index=False), end="\n\n")
+
+
 def main(bundle: str) -> None:
     pd.set_option("display.width", 250)
     pd.set_option("display.max_rows", 500)
+    pd.set_option("display.max_colwidth", 60)
     for name, columns in VIEWS.items():
         path = Path(bundle) / "evidence" / f"{name}.parquet"
         if path.exists():
             table = pd.read_parquet(path)
             print(f"== {name} ({path})")
             print(table[[c for c in columns if c in table]].to_string(index=False), end="\n\n")
+    measurements(Path(bundle) / "evidence")
 
 
 if __name__ == "__main__":

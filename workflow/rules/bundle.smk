@@ -13,6 +13,11 @@ rule bundle:
         checks="work/{ns}/checks.parquet",
         resources="work/{ns}/resources.parquet",
         census="work/{ns}/census.parquet",
+        spans="work/{ns}/spans.parquet",
+        gpu_state="work/{ns}/gpu_state.parquet",
+        kernels="work/{ns}/kernels.parquet",
+        capture_summary="work/{ns}/capture_summary.parquet",
+        counters=lambda w: ["work/{ns}/counters.parquet".format(ns=w.ns)] if ns_of(w).capture["ncu"] else [],
         hashes=all_input_hashes,
         code=module("bundle"),
     params:

@@ -1,0 +1,47 @@
+"""Kernel capture: per-kernel GPU time from a profiler over the iterations inside a capture range.
+
+Three backends behind one interface (`available`, `version`, `capture`): Nsight Systems (`nsys`, the default
+where found), CUPTI through torch.profiler (`cupti`, the fallback), and Nsight Compute (`ncu`, counters,
+opt-in). Each profiles `python -m fieldnote.capture.run`, the same workload the timing stage measures.
+"""
+from __future__ import annotations
+
+import shutil
+from dataclasses import asdict, dataclass
+
+from ..errors import PipelineError
+
+
+@dataclass(frozen=True)
+class Job:
+    """One (op, implementation) to capture; `range_name` names its NVTX range, `op/implementation`."""
+
+    op: str
+    implementation: str
+    npz: str
+    shape: dict
+    variant: str | None
+    cubin: str | None
+    iterations: int
+    warmup: int
+
+    @property
+    def range_name(self) -> str:
+        return f"{self.op}/{self.implementation}"
+
+    def to_dict(self) -> dict:
+        return asdict(self)
+
+
+def backend(name: str):
+    from . import cupti, ncu, nsys
+
+    modules = {"nsys": nsys, "cupti": cupti, "ncu": ncu}
+    if name not in modules:
+        raise PipelineError(f"capture: unknown backend '{name}' (known: {', '.join(modules)})")
+    return modules[name]
+
+
+def resolve(requested: list[str]) -> list[str]:
+    """`auto` is nsys where it is on PATH, else cupti (which needs only torch)."""
+    return [("nsys" if shutil.which("nsys") else "cupti") if b == "auto" else b for b in requested]

@@ -1,0 +1,75 @@
+"""CUPTI through torch.profiler: the same workload, kernel events read from its chrome trace."""
+from __future__ import annotations
+
+import json
+import shutil
+from pathlib import Path
+
+import pandas as pd
+
+from ..errors import PipelineError
+from . import Job
+from ._process import run, workload_command
+
+
+def available() -> bool:
+    try:
+        import torch
+    except ImportError:
+        return False
+    return torch.cuda.is_available()
+
+
+def version() -> str:
+    import torch
+
+    return f"torch.profiler {torch.__version__}"
+
+
+def _shape(value) -> str:
+    return ",".join(str(v) for v in value) if isinstance(value, list) else str(value)
+
+
+def parse_trace(path: str | Path, range_name: str | None = None) -> pd.DataFrame:
+    """One row per kernel event; the enclosing `record_function` range found through the launch's correlation."""
+    events = json.loads(Path(path).read_text())["traceEvents"]
+    kernels = sorted((e for e in events if e.get("cat") == "kernel"), key=lambda e: e["ts"])
+    launches = {e["args"]["correlation"]: e for e in events
+                if e.get("cat") in ("cuda_runtime", "cuda_driver") and "correlation" in e.get("args", {})}
+    ranges = sorted((e for e in events if e.get("cat") == "user_annotation"
+                     and (range_name is None or e["name"] == range_name)), key=lambda e: e["ts"])
+
+    def enclosing(kernel):
+        """The range around the launch call; where it was not traced, the range the kernel ran after (the
+        workload synchronizes after every iteration, so iteration i's kernels finish before range i + 1)."""
+        launch = launches.get(kernel["args"].get("correlation"))
+        for index, r in enumerate(ranges):
+            if launch is not None:
+                if r["ts"] <= launch["ts"] <= r["ts"] + r["dur"] and r.get("tid") == launch.get("tid"):
+                    return r["name"], index
+            elif r["ts"] <= kernel["ts"] and (index + 1 == len(ranges) or kernel["ts"] < ranges[index + 1]["ts"]):
+                return r["name"], index
+        return None, None
+
+    placed = [enclosing(k) for k in kernels]
+    return pd.DataFrame({
+        "kernel": [k["name"] for k in kernels], "launch": range(len(kernels)),
+        "range": [p[0] for p in placed], "iteration": pd.array([p[1] for p in placed], dtype="Int64"),
+        "start_ns": [round(k["ts"] * 1e3) for k in kernels], "duration_us": [float(k["dur"]) for k in kernels],
+        "grid": [_shape(k["args"].get("grid")) for k in kernels],
+        "block": [_shape(k["args"].get("block")) for k in kernels],
+        "registers": [k["args"].get("registers per thread") for k in kernels],
+        "static_shared_bytes": pd.array([None] * len(kernels), dtype="Int64"),
+        "dynamic_shared_bytes": pd.array([None] * len(kernels), dtype="Int64"),
+        "shared_bytes": [k["args"].get("shared memory") for k in kernels],
+    })
+
+
+def capture(job: Job, workdir: Path, keep: Path | None = None) -> pd.DataFrame:
+    if not available():
+        raise PipelineError("capture backend cupti: torch sees no CUDA device")
+    trace = workdir / "trace.json"
+    run(workload_command(job, workdir / "job.json", "torch", str(trace)), f"cupti capture of {job.range_name}")
+    if keep is not None:
+        shutil.copy(trace, keep)
+    return parse_trace(trace, job.range_name)

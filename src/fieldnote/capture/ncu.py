@@ -1,0 +1,73 @@
+"""Nsight Compute: hardware counters for the kernels inside the op's NVTX range, clocks and caches left alone."""
+from __future__ import annotations
+
+import io
+import shutil
+import subprocess
+from pathlib import Path
+
+import pandas as pd
+
+from ..errors import PipelineError
+from . import Job
+from ._process import run, workload_command
+
+METRICS = {
+    "gpu__time_duration.sum": "duration",
+    "sm__warps_active.avg.pct_of_peak_sustained_active": "achieved_occupancy",
+    "dram__throughput.avg.pct_of_peak_sustained_elapsed": "dram_throughput",
+    "dram__bytes.sum": "dram_bytes",
+    "lts__throughput.avg.pct_of_peak_sustained_elapsed": "l2_throughput",
+    "lts__t_sector_hit_rate.pct": "l2_hit_rate",
+    "launch__registers_per_thread": "registers",
+    "launch__shared_mem_per_block_static": "static_shared",
+    "launch__shared_mem_per_block_dynamic": "dynamic_shared",
+    "launch__waves_per_multiprocessor": "waves_per_sm",
+}
+LAUNCHES = 10  # kernel replay costs tens of passes per launch; ten launches are enough for counters
+
+
+def available() -> bool:
+    return shutil.which("ncu") is not None
+
+
+def version() -> str:
+    out = subprocess.run(["ncu", "--version"], capture_output=True, text=True).stdout.strip().splitlines()
+    return out[-1].split()[-1] if out else "unknown"
+
+
+def _number(text: str) -> float | None:
+    try:
+        return float(str(text).replace(",", ""))
+    except ValueError:
+        return None
+
+
+def parse_csv(text: str) -> pd.DataFrame:
+    """`ncu --import R --csv --page raw`: a header row, a units row, then one row per profiled kernel."""
+    raw = pd.read_csv(io.StringIO(text), dtype=str)
+    units, rows = raw.iloc[0], raw.iloc[1:]
+    found = [m for m in METRICS if m in raw.columns]
+    if not found:
+        raise PipelineError("ncu report has none of the requested metrics")
+    records = []
+    for launch, (_, row) in enumerate(rows.iterrows()):
+        for metric in found:
+            records.append({"kernel": row.get("Kernel Name"), "launch": launch, "metric": metric,
+                            "name": METRICS[metric], "value": _number(row[metric]), "unit": units[metric]})
+    return pd.DataFrame(records)
+
+
+def capture(job: Job, workdir: Path, keep: Path | None = None) -> pd.DataFrame:
+    if not available():
+        raise PipelineError("capture backend ncu: `ncu` is not on PATH")
+    report = workdir / "counters.ncu-rep"
+    command = ["ncu", "--clock-control", "none", "--cache-control", "none", "--profile-from-start", "off",
+               "--nvtx", "--nvtx-include", f"{job.range_name}/", "--launch-count", str(LAUNCHES),
+               "--metrics", ",".join(METRICS), "--export", str(report), "--force-overwrite",
+               *workload_command(job, workdir / "job.json", "range")]
+    run(command, f"ncu capture of {job.range_name}")
+    if keep is not None:
+        shutil.copy(report, keep)
+    text = run(["ncu", "--import", str(report), "--csv", "--page", "raw"], "ncu import")
+    return parse_csv(text)

@@ -1,0 +1,36 @@
+"""The per (op, implementation) view of a namespace's measurements: kernel time per backend, launches, spans."""
+from __future__ import annotations
+
+import pandas as pd
+
+
+def span_stats(spans: pd.DataFrame) -> pd.DataFrame:
+    eager = spans[spans["mode"] == "eager"].groupby(["op", "implementation"])["span_us"]
+    graph = spans[spans["mode"] == "graph"].groupby(["op", "implementation"])["span_us"]
+    return pd.DataFrame({"samples": eager.size(), "span_mean_us": eager.mean(), "span_median_us": eager.median(),
+                         "graph_span_median_us": graph.median()}).reset_index()
+
+
+def kernel_times(capture_summary: pd.DataFrame) -> pd.DataFrame:
+    wide = capture_summary.pivot_table(index=["op", "implementation"], columns="backend",
+                                       values=["kernel_us_per_iteration", "launches_per_iteration"], aggfunc="first")
+    wide.columns = [f"{'kernel_us' if v.startswith('kernel') else 'launches'}_{b}" for v, b in wide.columns]
+    return wide.reset_index()
+
+
+def launch_shapes(kernels: pd.DataFrame) -> pd.DataFrame:
+    """Grid, block, registers and shared bytes of each implementation's kernels, as one capture saw them."""
+    first = kernels[kernels["range"] == kernels["op"] + "/" + kernels["implementation"]]
+    first = first.sort_values("backend").drop_duplicates(["op", "implementation", "kernel"])
+    grouped = first.groupby(["op", "implementation"])
+    return pd.DataFrame({
+        "grid_x_block": grouped.apply(lambda g: " + ".join(f"({r.grid})x({r.block})" for r in g.itertuples()),
+                                      include_groups=False),
+        "registers": grouped["registers"].apply(lambda s: "/".join(map(str, s))),
+        "shared_bytes": grouped["shared_bytes"].apply(lambda s: "/".join(map(str, s))),
+    }).reset_index()
+
+
+def table(spans: pd.DataFrame, capture_summary: pd.DataFrame, kernels: pd.DataFrame) -> pd.DataFrame:
+    out = kernel_times(capture_summary).merge(span_stats(spans), on=["op", "implementation"], how="outer")
+    return out.merge(launch_shapes(kernels), on=["op", "implementation"], how="left")

@@ -1,0 +1,107 @@
+"""How spans are measured (what is measured is the caller's business): rounds of warmed, individually timed
+calls with the implementation order rotating each round, every sample kept; and CUDA-graph replay of the same
+calls, so launch overhead can be told apart from kernel time.
+
+The clock is pluggable: CUDA events on the GPU, the host clock in tests, so the bookkeeping is checked
+where no CUDA exists.
+"""
+from __future__ import annotations
+
+import time
+from collections.abc import Callable
+
+
+class HostClock:
+    """Wall time around a call (for tests and CPU callables)."""
+
+    def sync(self) -> None:
+        pass
+
+    def time_us(self, fn: Callable[[], object]) -> float:
+        start = time.perf_counter()
+        fn()
+        return (time.perf_counter() - start) * 1e6
+
+
+class EventClock:
+    """One CUDA event pair around a call on the current stream, synchronized after each sample."""
+
+    def __init__(self):
+        import torch
+
+        self.torch = torch
+        self.start = torch.cuda.Event(enable_timing=True)
+        self.end = torch.cuda.Event(enable_timing=True)
+
+    def sync(self) -> None:
+        self.torch.cuda.synchronize()
+
+    def time_us(self, fn: Callable[[], object]) -> float:
+        self.start.record()
+        fn()
+        self.end.record()
+        self.end.synchronize()
+        return self.start.elapsed_time(self.end) * 1e3
+
+
+def rotation(implementations: list[str], round_index: int) -> list[str]:
+    """Round r starts at implementation r mod n, so no implementation always runs first or last."""
+    k = round_index % len(implementations)
+    return implementations[k:] + implementations[:k]
+
+
+def spans(calls: dict[str, Callable[[], object]], rounds: int, iterations: int, warmup: int, clock,
+          state: Callable[[], dict] = dict) -> tuple[list[dict], list[dict]]:
+    """(samples, states): one sample row per timed call, one state row per (round, implementation) block.
+
+    `state()` is read right after each block's samples (SM clock, temperature, ...); its `sm_clock_mhz`
+    is stamped on that block's samples.
+    """
+    samples, states = [], []
+    for r in range(rounds):
+        for position, impl in enumerate(rotation(list(calls), r)):
+            fn = calls[impl]
+            for _ in range(warmup):
+                fn()
+            clock.sync()
+            block = [{"implementation": impl, "mode": "eager", "round": r, "position": position, "iteration": i,
+                      "span_us": clock.time_us(fn)} for i in range(iterations)]
+            reading = state()
+            for row in block:
+                row["sm_clock_mhz"] = reading.get("sm_clock_mhz")
+            samples += block
+            states.append({"implementation": impl, "round": r, "position": position, **reading})
+    return samples, states
+
+
+def graph_spans(calls: dict[str, Callable[[], object]], rounds: int, iterations: int, warmup: int,
+                replays: int = 10, state: Callable[[], dict] = dict) -> list[dict]:
+    """Per implementation, `iterations` calls captured into one CUDA graph; each replay gives a time per call.
+
+    Rows follow the same rotation as `spans`; `iteration` is the replay index.
+    """
+    import torch
+
+    graphs = {}
+    side = torch.cuda.Stream()  # capture on a stream every launcher has already seen (warm-up below)
+    for impl, fn in calls.items():
+        with torch.cuda.stream(side):
+            for _ in range(warmup):
+                fn()
+        torch.cuda.synchronize()
+        graph = torch.cuda.CUDAGraph()
+        with torch.cuda.graph(graph, stream=side):
+            for _ in range(iterations):
+                fn()
+        graphs[impl] = graph
+    clock = EventClock()
+    rows = []
+    for r in range(rounds):
+        for position, impl in enumerate(rotation(list(calls), r)):
+            graphs[impl].replay()  # warm replay, untimed
+            clock.sync()
+            block = [{"implementation": impl, "mode": "graph", "round": r, "position": position, "iteration": i,
+                      "span_us": clock.time_us(graphs[impl].replay) / iterations} for i in range(replays)]
+            sm = state().get("sm_clock_mhz")
+            rows += [{**row, "sm_clock_mhz": sm} for row in block]
+    return rows

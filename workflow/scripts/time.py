@@ -1,0 +1,30 @@
+"""Spans of every implementation of one op: eager (one event pair per call) and CUDA-graph replay."""
+import pandas as pd
+
+from fieldnote import gpu
+from fieldnote.io import write_table
+from fieldnote.script import entry
+
+
+@entry
+def main(snakemake):
+    w, p = snakemake.wildcards, snakemake.params
+    gpu.require(f"time ({w.op})", f"results/{w.ns}")
+    from fieldnote import timing, workload
+
+    op, t = p.op, p.timing
+    cubin = snakemake.input.get("cubin")
+    calls = {impl: workload.prepare(w.op, impl, snakemake.input.npz, op["shape"], op["variant"], cubin)
+             for impl in p.implementations}
+    state = gpu.State()
+    eager, states = timing.spans(calls, t["rounds"], t["iterations"], t["warmup"], timing.EventClock(), state)
+    graph = timing.graph_spans(calls, t["rounds"], t["iterations"], t["warmup"], t["graph_replays"], state)
+    spans = pd.DataFrame(eager + graph)
+    spans.insert(0, "op", w.op)
+    states = pd.DataFrame(states)
+    states.insert(0, "op", w.op)
+    write_table(snakemake.output.state, states)
+    write_table(snakemake.output.spans, spans)
+
+
+main(snakemake)  # noqa: F821
