@@ -1,5 +1,6 @@
 """On the GPU: every op x implementation through the gate, and the gate catching the broken pipeline."""
 import dataclasses
+import functools
 
 import pytest
 from conftest import ROOT
@@ -20,10 +21,15 @@ TAILS = {"matmul": [{"m": 130, "n": 70, "k": 97}, {"m": 64, "n": 64, "k": 33}, {
          "layernorm": [{"rows": 5, "cols": 1024}, {"rows": 5, "cols": 4}, {"rows": 2, "cols": 1}]}
 
 
+@functools.cache
+def cubin_of(source: str, entry: str) -> bytes:
+    """Each source is built once per session (NVRTC 13.0 left the ptxas report out of a repeated build)."""
+    return cuda.build(ROOT / source, entry, "sm_90")[0]
+
+
 def cuda_runner(tmp_path, op, variant, source=None):
-    cubin, _, _ = cuda.build(ROOT / (source or variant.source), variant.contract.entry, "sm_90")
     path = tmp_path / f"{variant.name}.cubin"
-    path.write_bytes(cubin)
+    path.write_bytes(cubin_of(source or variant.source, variant.contract.entry))
     return runner(op, "cuda", variant, path)
 
 
@@ -74,7 +80,7 @@ def test_spans_and_graph_replay_of_every_implementation(tmp_path):
     inputs.write("layernorm", shape, SEED, npz, tmp_path / "in.json")
     variant = OPS["layernorm"].variant("layernorm_block_row_1pass")
     cubin = tmp_path / "ln.cubin"
-    cubin.write_bytes(cuda.build(ROOT / variant.source, variant.contract.entry, "sm_90")[0])
+    cubin.write_bytes(cubin_of(variant.source, variant.contract.entry))
     calls = {impl: workload.prepare("layernorm", impl, npz, shape, variant.name, cubin)
              for impl in ("torch", "triton", "cuda")}
     eager, states = timing.spans(calls, 2, 10, 2, timing.EventClock(), gpu.State())

@@ -15,10 +15,16 @@ def workload_command(job, job_file: Path, *mode: str) -> list[str]:
     return [sys.executable, "-m", "fieldnote.capture.run", str(job_file), *mode]
 
 
-def run(command: list[str], what: str, timeout: int = 900) -> str:
+def _tail(text: str, lines: int = 15) -> str:
+    return "\n".join(text.strip().splitlines()[-lines:])
+
+
+def run(command: list[str], what: str, expect: Path | None = None, timeout: int = 900) -> str:
+    """Run a profiler; fail with the tail of its output if it exits non-zero or leaves no `expect` file."""
     env = {**os.environ, "PYTHONUNBUFFERED": "1"}
     done = subprocess.run(command, capture_output=True, text=True, env=env, timeout=timeout)
     if done.returncode != 0:
-        tail = "\n".join((done.stdout + done.stderr).strip().splitlines()[-15:])
-        raise PipelineError(f"{what} failed (exit {done.returncode}):\n{tail}")
+        raise PipelineError(f"{what} failed (exit {done.returncode}):\n{_tail(done.stdout + done.stderr)}")
+    if expect is not None and not expect.exists():
+        raise PipelineError(f"{what} wrote no {expect.name}:\n{_tail(done.stdout + done.stderr)}")
     return done.stdout

@@ -69,7 +69,8 @@ def capture(job: Job, workdir: Path, keep: Path | None = None) -> pd.DataFrame:
     if not available():
         raise PipelineError("capture backend cupti: torch sees no CUDA device")
     trace = workdir / "trace.json"
-    run(workload_command(job, workdir / "job.json", "torch", str(trace)), f"cupti capture of {job.range_name}")
+    run(workload_command(job, workdir / "job.json", "torch", str(trace)), f"cupti capture of {job.range_name}",
+        expect=trace)
     if keep is not None:
         shutil.copy(trace, keep)
     return parse_trace(trace, job.range_name)

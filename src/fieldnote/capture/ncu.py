@@ -66,7 +66,7 @@ def capture(job: Job, workdir: Path, keep: Path | None = None) -> pd.DataFrame:
                "--nvtx", "--nvtx-include", f"{job.range_name}/", "--launch-count", str(LAUNCHES),
                "--metrics", ",".join(METRICS), "--export", str(report), "--force-overwrite",
                *workload_command(job, workdir / "job.json", "range")]
-    run(command, f"ncu capture of {job.range_name}")
+    run(command, f"ncu capture of {job.range_name}", expect=report)
     if keep is not None:
         shutil.copy(report, keep)
     text = run(["ncu", "--import", str(report), "--csv", "--page", "raw"], "ncu import")

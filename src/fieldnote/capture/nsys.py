@@ -87,7 +87,7 @@ def capture(job: Job, workdir: Path, keep: Path | None = None) -> pd.DataFrame:
                             ".gpu/enter.sh; or use backend cupti)")
     prefix = workdir / "report"
     command = ["nsys", *PROFILE, "-o", str(prefix), *workload_command(job, workdir / "job.json", "range")]
-    run(command, f"nsys capture of {job.range_name}")
+    run(command, f"nsys capture of {job.range_name}", expect=prefix.with_suffix(".sqlite"))
     if keep is not None:
         shutil.copy(prefix.with_suffix(".sqlite"), keep)
     return parse_sqlite(prefix.with_suffix(".sqlite"))
