@@ -21,7 +21,7 @@ def test_dry_run_plans_every_stage(project: Path):
     assert run.returncode == 0, run.stderr
     assert job_counts(run.stdout) == {
         "inputs": 5, "build_cuda": 5, "build_triton": 5, "resources": 1, "census": 1, "check_cpu": 10,
-        "gpu_probe": 1, "check_gpu": 15, "checks": 1, "time": 5, "spans": 2, "capture": 45, "kernels": 1,
+        "gpu_probe": 1, "check_gpu": 15, "checks": 1, "time": 5, "spans": 2, "capture": 35, "kernels": 1,
         "counters": 1, "capture_summary": 1, "bundle": 1}
 
 

@@ -20,7 +20,7 @@ def kernel_times(capture_summary: pd.DataFrame) -> pd.DataFrame:
 
 def launch_shapes(kernels: pd.DataFrame) -> pd.DataFrame:
     """Grid, block, registers and shared bytes of each implementation's kernels, as one capture saw them."""
-    first = kernels[kernels["range"] == kernels["op"] + "/" + kernels["implementation"]]
+    first = kernels[kernels["range"] == kernels["op"] + ":" + kernels["implementation"]]  # capture.range_name
     first = first.sort_values("backend").drop_duplicates(["op", "implementation", "kernel"])
     grouped = first.groupby(["op", "implementation"])
     return pd.DataFrame({

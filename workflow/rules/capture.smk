@@ -19,10 +19,10 @@ rule capture:
         "../scripts/capture.py"
 
 
-def captures(wildcards, backends):
+def captures(wildcards, backends, implementations=None):
     ns = ns_of(wildcards)
     return expand("work/{ns}/capture/{backend}/{op}/{impl}.parquet", ns=ns.name, backend=backends, op=ns.ops,
-                  impl=ns.implementations)
+                  impl=implementations or ns.implementations)
 
 
 rule kernels:
@@ -38,7 +38,7 @@ rule counters:
     output:
         "work/{ns}/counters.parquet",
     input:
-        lambda w: captures(w, ["ncu"]),
+        lambda w: captures(w, ["ncu"], ns_of(w).capture["ncu"]),
     script:
         "../scripts/collect_reports.py"
 

@@ -12,9 +12,15 @@ from dataclasses import asdict, dataclass
 from ..errors import PipelineError
 
 
+def range_name(op: str, implementation: str) -> str:
+    """The NVTX range around each call: `op:implementation`. No slash: Nsight Compute's NVTX filter reads
+    `a/b/` as range b nested in range a."""
+    return f"{op}:{implementation}"
+
+
 @dataclass(frozen=True)
 class Job:
-    """One (op, implementation) to capture; `range_name` names its NVTX range, `op/implementation`."""
+    """One (op, implementation) to capture, each call inside the NVTX range `range_name`."""
 
     op: str
     implementation: str
@@ -27,7 +33,7 @@ class Job:
 
     @property
     def range_name(self) -> str:
-        return f"{self.op}/{self.implementation}"
+        return range_name(self.op, self.implementation)
 
     def to_dict(self) -> dict:
         return asdict(self)

@@ -9,7 +9,6 @@ import pandas as pd
 
 from ..errors import PipelineError
 from . import Job
-from ._process import run, workload_command
 
 
 def available() -> bool:
@@ -68,9 +67,10 @@ def parse_trace(path: str | Path, range_name: str | None = None) -> pd.DataFrame
 def capture(job: Job, workdir: Path, keep: Path | None = None) -> pd.DataFrame:
     if not available():
         raise PipelineError("capture backend cupti: torch sees no CUDA device")
+    from .run import profile_torch
+
     trace = workdir / "trace.json"
-    run(workload_command(job, workdir / "job.json", "torch", str(trace)), f"cupti capture of {job.range_name}",
-        expect=trace)
+    profile_torch(job, str(trace))  # in this process: torch.profiler needs no outside tool
     if keep is not None:
         shutil.copy(trace, keep)
     return parse_trace(trace, job.range_name)

@@ -22,25 +22,44 @@ def iterate(call, job: Job, annotate) -> None:
         torch.cuda.synchronize()
 
 
-def main(job_path: str, mode: str, trace: str | None = None) -> None:
+def warmed(job: Job):
     import torch
 
     from ..workload import prepare
 
-    job = Job(**json.loads(open(job_path).read()))
     call = prepare(job.op, job.implementation, job.npz, job.shape, job.variant, job.cubin)
     for _ in range(job.warmup):
         call()
     torch.cuda.synchronize()
+    return call
+
+
+def profile_range(job: Job) -> None:
+    """The iterations between cudaProfilerStart and cudaProfilerStop, for nsys and ncu."""
+    import torch
+
+    call = warmed(job)
+    torch.cuda.profiler.start()
+    iterate(call, job, lambda name: nullcontext())
+    torch.cuda.profiler.stop()
+
+
+def profile_torch(job: Job, trace: str) -> None:
+    """The iterations under torch.profiler (CUPTI), written as a chrome trace."""
+    from torch.profiler import ProfilerActivity, profile, record_function
+
+    call = warmed(job)
+    with profile(activities=[ProfilerActivity.CPU, ProfilerActivity.CUDA]) as prof:
+        iterate(call, job, record_function)
+    prof.export_chrome_trace(trace)
+
+
+def main(job_path: str, mode: str, trace: str | None = None) -> None:
+    job = Job(**json.loads(open(job_path).read()))
     if mode == "range":
-        torch.cuda.profiler.start()
-        iterate(call, job, lambda name: nullcontext())
-        torch.cuda.profiler.stop()
+        profile_range(job)
     elif mode == "torch":
-        from torch.profiler import ProfilerActivity, profile, record_function
-        with profile(activities=[ProfilerActivity.CPU, ProfilerActivity.CUDA]) as prof:
-            iterate(call, job, record_function)
-        prof.export_chrome_trace(trace)
+        profile_torch(job, trace)
     else:
         raise SystemExit(f"unknown mode {mode}")
 

@@ -1,0 +1,13 @@
+#!/usr/bin/env bash
+# Prepare .gpu/ for the H200 machine with the shared kit, then make its two library links real files:
+# the kit ships libdw.so.1 and libelf.so.1 as 14-byte text stand-ins for symlinks, and Nsight Systems'
+# importer (QdstrmImporter) then fails with "file too short", leaving only a .qdstrm and no report.
+set -euo pipefail
+cd "$(dirname "$0")/.."
+bash ../shared/gpu/prepare.sh "$@"
+for lib in libdw libelf; do
+  chmod u+w .gpu/nsys-lib
+  rm -f ".gpu/nsys-lib/$lib.so.1"
+  cp ".gpu/nsys-lib/$lib-0.188.so" ".gpu/nsys-lib/$lib.so.1"
+done
+ls -la .gpu/nsys-lib
