@@ -5,7 +5,7 @@ import pandas as pd
 import pytest
 
 from fieldnote.capture import nsys, resolve
-from fieldnote.capture.summary import in_range, per_iteration, summarize
+from fieldnote.capture.summary import in_ranges, per_iteration, summarize
 from fieldnote.errors import PipelineError
 
 FIXTURES = Path(__file__).parent / "fixtures"
@@ -19,7 +19,7 @@ def test_nsys_sqlite_of_fifty_cublas_launches():
     first = kernels.iloc[0]
     assert (first["grid"], first["block"], first["registers"]) == ("8,16,1", "128,1,1", 224)
     assert first["shared_bytes"] == first["static_shared_bytes"] + first["dynamic_shared_bytes"]
-    summary = per_iteration(in_range(kernels, "matmul/python"), 50, "fixture")
+    summary = per_iteration(kernels[kernels["range"] == "matmul/python"], 50, "fixture")
     assert summary["launches_per_iteration"] == 1
     assert summary["kernel_us_per_iteration"] == pytest.approx(kernels["duration_us"].mean())
 
@@ -32,7 +32,9 @@ def test_a_fractional_launch_count_is_one_clear_error():
 
 def test_summary_per_op_implementation_backend():
     rows = [{"op": "gelu", "implementation": "torch", "backend": "nsys", "capture": 0, "iterations": 2,
-             "kernel": name, "duration_us": us} for name, us in [("add", 1.0), ("gelu", 3.0)] * 2]
+             "range": "gelu:torch", "kernel": name, "duration_us": us}
+            for name, us in [("add", 1.0), ("gelu", 3.0)] * 2]
+    rows.append({**rows[0], "range": None, "kernel": "stray"})  # outside every range: not this op's work
     summary = summarize(pd.DataFrame(rows)).iloc[0]
     assert (summary["launches_per_iteration"], summary["kernel_us_per_iteration"]) == (2, 4.0)
     assert summary["kernel_names"] == "add | gelu"
@@ -49,3 +51,46 @@ def test_not_an_nsys_export_names_the_file(tmp_path):
 def test_auto_backend_is_nsys_only_where_found(monkeypatch):
     monkeypatch.setattr("shutil.which", lambda name: None)
     assert resolve(["auto"]) == ["cupti"] and resolve(["nsys", "cupti"]) == ["nsys", "cupti"]
+
+
+# Parsed tables of a real mage-006 run on the H200 (2026-11-29), stopped by its time limit after 13 of the
+# 15 (op, implementation) captures per backend: real data for the summaries, kept small.
+H200_KERNELS = FIXTURES / "h200-mage-006-kernels.parquet"
+H200_SPANS = FIXTURES / "h200-mage-006-spans.parquet"
+
+
+def h200_summary() -> pd.DataFrame:
+    return summarize(pd.read_parquet(H200_KERNELS))
+
+
+def test_h200_captures_give_whole_launch_counts_and_backends_agree_within_3_percent():
+    summary = h200_summary()
+    assert (summary["launches"] == summary["launches_per_iteration"] * 100).all()
+    wide = summary.pivot_table(index=["op", "implementation"], columns="backend", values="kernel_us_per_iteration")
+    both = wide.dropna()
+    assert len(both) >= 10
+    assert ((both["cupti"] / both["nsys"] - 1).abs() < 0.03).all(), both
+    launches = summary.set_index(["op", "implementation", "backend"])["launches_per_iteration"]
+    assert launches[("triangle", "torch", "nsys")] == 3 and launches[("matmul", "cuda", "cupti")] == 1
+
+
+def test_h200_measurement_table_joins_spans_kernels_and_launch_shapes():
+    from fieldnote.measurements import table
+
+    rows = table(pd.read_parquet(H200_SPANS), h200_summary(), pd.read_parquet(H200_KERNELS))
+    matmul = rows.set_index(["op", "implementation"]).loc[("matmul", "cuda")]
+    assert matmul["samples"] == 300 and matmul["grid_x_block"] == "(16,16,1)x(256,1,1)"
+    assert matmul["registers"] == "79" and matmul["shared_bytes"] == "33792"
+    assert matmul["graph_span_median_us"] < matmul["span_median_us"]
+
+
+def test_label_splits_one_session_into_implementations_and_captures():
+    from fieldnote.capture import Job, label
+
+    job = Job("gelu", ("torch", "cuda"), "x.npz", {}, None, None, iterations=2, warmup=0, repeats=2)
+    kernels = pd.DataFrame({"range": ["gelu:torch"] * 4 + ["gelu:cuda"] * 4 + [None],
+                            "iteration": pd.array([0, 1, 2, 3] * 2 + [None], dtype="Int64")})
+    out = label(kernels, job)
+    assert list(out["implementation"][:8]) == ["torch"] * 4 + ["cuda"] * 4 and pd.isna(out["implementation"][8])
+    assert list(out["capture"][:4]) == [0, 0, 1, 1] and list(out["iteration"][:4]) == [0, 1, 0, 1]
+    assert in_ranges(out.assign(op="gelu").dropna(subset=["implementation"])).shape[0] == 8

@@ -91,3 +91,27 @@ def test_spans_and_graph_replay_of_every_implementation(tmp_path):
     out = calls["cuda"]()
     ref = check.reference("layernorm", inputs.read(npz))
     assert check.compare(out.cpu().numpy(), ref, **TOL)["passed"]
+
+
+@pytest.mark.parametrize("backend", ["nsys", "cupti"])
+def test_capture_backends_see_every_launch_of_one_session(tmp_path, backend):
+    """One profiled session of torch and the cuda kernel: whole launch counts, each kernel in its own range."""
+    from fieldnote import capture
+    from fieldnote.capture.summary import summarize
+
+    module = capture.backend(backend)
+    if not module.available():
+        pytest.skip(f"{backend} not available here")
+    shape = {"rows": 256, "cols": 768}
+    npz = tmp_path / "in.npz"
+    inputs.write("gelu", shape, SEED, npz, tmp_path / "in.json")
+    variant = OPS["gelu"].variant("gelu_bias_tanh")
+    cubin = tmp_path / "gelu.cubin"
+    cubin.write_bytes(cubin_of(variant.source, variant.contract.entry))
+    job = capture.Job("gelu", ("torch", "cuda"), str(npz), shape, variant.name, str(cubin), iterations=20,
+                      warmup=3, repeats=2)
+    kernels = module.capture(job, tmp_path).assign(op="gelu", backend=backend)
+    summary = summarize(kernels).set_index(["implementation", "capture"])
+    assert summary.loc[("torch", 0), "launches_per_iteration"] == 2  # the add, then the GELU
+    assert summary.loc[("cuda", 1), "launches_per_iteration"] == 1
+    assert (summary["kernel_us_per_iteration"] > 0).all()

@@ -3,6 +3,8 @@ from __future__ import annotations
 
 import pandas as pd
 
+from .capture.summary import in_ranges
+
 
 def span_stats(spans: pd.DataFrame) -> pd.DataFrame:
     eager = spans[spans["mode"] == "eager"].groupby(["op", "implementation"])["span_us"]
@@ -20,8 +22,8 @@ def kernel_times(capture_summary: pd.DataFrame) -> pd.DataFrame:
 
 def launch_shapes(kernels: pd.DataFrame) -> pd.DataFrame:
     """Grid, block, registers and shared bytes of each implementation's kernels, as one capture saw them."""
-    first = kernels[kernels["range"] == kernels["op"] + ":" + kernels["implementation"]]  # capture.range_name
-    first = first.sort_values("backend").drop_duplicates(["op", "implementation", "kernel"])
+    first = in_ranges(kernels.dropna(subset=["implementation"])).sort_values("backend")
+    first = first.drop_duplicates(["op", "implementation", "kernel"])
     grouped = first.groupby(["op", "implementation"])
     return pd.DataFrame({
         "grid_x_block": grouped.apply(lambda g: " + ".join(f"({r.grid})x({r.block})" for r in g.itertuples()),

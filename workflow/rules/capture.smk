@@ -1,35 +1,53 @@
-# Stage 5, capture: per-kernel GPU time from a profiler (nsys or cupti), and counters from ncu where a
-# namespace asks for them. One job per (backend, op, implementation), each after that implementation's check.
+# Stage 5, capture: per-kernel GPU time from a profiler, every implementation of an op in one session (nsys,
+# or cupti where nsys is missing), and Nsight Compute counters for the implementations a namespace lists.
+# Each job runs after the passed GPU checks of what it captures.
+
+
+def capture_code(backend):
+    return module("capture/__init__", "capture/run", "capture/_process", f"capture/{backend}", "timing")
 
 
 rule capture:
     output:
-        "work/{ns}/capture/{backend}/{op}/{impl}.parquet",
+        "work/{ns}/capture/{backend}/{op}.parquet",
     input:
-        unpack(lambda w: gpu_workload_inputs(w, [w.impl])),
-        code=module("capture/__init__", "capture/run", "capture/_process", "capture/{backend}"),
+        unpack(lambda w: gpu_workload_inputs(w, ns_of(w).implementations)),
+        code=lambda w: capture_code(w.backend),
     params:
         op=lambda w: ns_of(w).op_params(w.op),
         capture=lambda w: ns_of(w).capture,
+        implementations=lambda w: list(ns_of(w).implementations),
     wildcard_constraints:
-        backend="nsys|cupti|ncu",
+        backend="nsys|cupti",
     resources:
         gpu=1,
     script:
         "../scripts/capture.py"
 
 
-def captures(wildcards, backends, implementations=None):
-    ns = ns_of(wildcards)
-    return expand("work/{ns}/capture/{backend}/{op}/{impl}.parquet", ns=ns.name, backend=backends, op=ns.ops,
-                  impl=implementations or ns.implementations)
+rule capture_counters:
+    output:
+        "work/{ns}/capture/{backend}/{op}/{impl}.parquet",
+    input:
+        unpack(lambda w: gpu_workload_inputs(w, [w.impl])),
+        code=lambda w: capture_code(w.backend),
+    params:
+        op=lambda w: ns_of(w).op_params(w.op),
+        capture=lambda w: ns_of(w).capture,
+    wildcard_constraints:
+        backend="ncu",
+    resources:
+        gpu=1,
+    script:
+        "../scripts/capture.py"
 
 
 rule kernels:
     output:
         "work/{ns}/kernels.parquet",
     input:
-        lambda w: captures(w, ns_of(w).capture_backends()),
+        lambda w: expand("work/{ns}/capture/{backend}/{op}.parquet", ns=w.ns, backend=ns_of(w).capture_backends(),
+                         op=ns_of(w).ops),
     script:
         "../scripts/collect_reports.py"
 
@@ -38,7 +56,8 @@ rule counters:
     output:
         "work/{ns}/counters.parquet",
     input:
-        lambda w: captures(w, ["ncu"], ns_of(w).capture["ncu"]),
+        lambda w: expand("work/{ns}/capture/ncu/{op}/{impl}.parquet", ns=w.ns, op=ns_of(w).ops,
+                         impl=ns_of(w).capture["ncu"]),
     script:
         "../scripts/collect_reports.py"
 

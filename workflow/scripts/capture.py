@@ -1,4 +1,5 @@
-"""Capture one (op, implementation) with one backend; nsys/cupti give kernels, ncu gives counters."""
+"""Capture one op with one backend: nsys and cupti take every implementation in one session (kernels), ncu one
+implementation at a time (counters)."""
 import os
 import tempfile
 from pathlib import Path
@@ -8,26 +9,33 @@ from fieldnote.io import write_table
 from fieldnote.script import entry
 
 
+def raw_copy(w, name: str) -> Path | None:
+    """Where to keep the profiler's own report too, when FIELDNOTE_KEEP_RAW names a folder (fixtures, debugging)."""
+    folder = os.environ.get("FIELDNOTE_KEEP_RAW")
+    if not folder:
+        return None
+    Path(folder).mkdir(parents=True, exist_ok=True)
+    return Path(folder) / f"{w.ns}-{w.backend}-{name}"
+
+
 @entry
 def main(snakemake):
     w, p = snakemake.wildcards, snakemake.params
-    gpu.require(f"capture ({w.backend}: {w.op}, {w.impl})", f"results/{w.ns}")
+    implementations = [w.impl] if "impl" in w.keys() else p.implementations
+    name = "-".join([w.op, *implementations])
+    gpu.require(f"capture ({w.backend}: {name})", f"results/{w.ns}")
     from fieldnote import capture
 
     backend = capture.backend(w.backend)
-    job = capture.Job(op=w.op, implementation=w.impl, npz=snakemake.input.npz, shape=p.op["shape"],
-                      variant=p.op["variant"] if w.impl == "cuda" else None, cubin=snakemake.input.get("cubin"),
-                      iterations=p.capture["iterations"], warmup=p.capture["warmup"])
-    keep = os.environ.get("FIELDNOTE_KEEP_RAW")  # a folder: keep the raw report there too (fixtures, debugging)
-    if keep:
-        Path(keep).mkdir(parents=True, exist_ok=True)
-        keep = Path(keep) / f"{w.ns}-{w.backend}-{w.op}-{w.impl}"
+    job = capture.Job(op=w.op, implementations=tuple(implementations), npz=snakemake.input.npz,
+                      shape=p.op["shape"], variant=p.op["variant"], cubin=snakemake.input.get("cubin"),
+                      iterations=p.capture["iterations"], warmup=p.capture["warmup"],
+                      repeats=p.capture.get("repeats", 1) if w.backend != "ncu" else 1)
     with tempfile.TemporaryDirectory(prefix=f"capture-{w.backend}-") as workdir:
-        table = backend.capture(job, Path(workdir), keep)
-    for column, value in reversed(list({"op": w.op, "implementation": w.impl, "backend": w.backend,
-                                        "backend_version": backend.version(), "capture": 0,
-                                        "iterations": job.iterations}.items())):
-        table.insert(0, column, value)
+        table = backend.capture(job, Path(workdir), raw_copy(w, name))
+    table.insert(0, "backend_version", backend.version())
+    table.insert(0, "backend", w.backend)
+    table.insert(0, "op", w.op)
     write_table(snakemake.output[0], table)
 
 

@@ -20,23 +20,38 @@ def range_name(op: str, implementation: str) -> str:
 
 @dataclass(frozen=True)
 class Job:
-    """One (op, implementation) to capture, each call inside the NVTX range `range_name`."""
+    """What to capture: every listed implementation of one op, `repeats` times in rotating order, each
+    call inside the NVTX range `range_name(op, implementation)`. One profiled process, one session."""
 
     op: str
-    implementation: str
+    implementations: tuple[str, ...]
     npz: str
     shape: dict
     variant: str | None
     cubin: str | None
     iterations: int
     warmup: int
+    repeats: int = 1
 
-    @property
-    def range_name(self) -> str:
-        return range_name(self.op, self.implementation)
+    def range_of(self, implementation: str) -> str:
+        return range_name(self.op, implementation)
 
     def to_dict(self) -> dict:
         return asdict(self)
+
+    @classmethod
+    def from_dict(cls, data: dict) -> Job:
+        return cls(**{**data, "implementations": tuple(data["implementations"])})
+
+
+def label(kernels, job: Job):
+    """Name each kernel's implementation and capture from its range: the k-th occurrence of a range is
+    iteration k mod `iterations` of capture k div `iterations`. Kernels outside every range keep nulls."""
+    by_range = {job.range_of(impl): impl for impl in job.implementations}
+    occurrence = kernels["iteration"]
+    kernels = kernels.assign(implementation=kernels["range"].map(by_range), capture=occurrence // job.iterations,
+                             iteration=occurrence % job.iterations, iterations=job.iterations)
+    return kernels
 
 
 def backend(name: str):

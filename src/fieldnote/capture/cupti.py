@@ -8,7 +8,7 @@ from pathlib import Path
 import pandas as pd
 
 from ..errors import PipelineError
-from . import Job
+from . import Job, label
 
 
 def available() -> bool:
@@ -29,14 +29,20 @@ def _shape(value) -> str:
     return ",".join(str(v) for v in value) if isinstance(value, list) else str(value)
 
 
-def parse_trace(path: str | Path, range_name: str | None = None) -> pd.DataFrame:
-    """One row per kernel event; the enclosing `record_function` range found through the launch's correlation."""
+def parse_trace(path: str | Path) -> pd.DataFrame:
+    """One row per kernel event; the enclosing `record_function` range found through the launch's correlation.
+
+    `iteration` is the range's occurrence among ranges of the same name, as in nsys.parse_sqlite."""
     events = json.loads(Path(path).read_text())["traceEvents"]
     kernels = sorted((e for e in events if e.get("cat") == "kernel"), key=lambda e: e["ts"])
     launches = {e["args"]["correlation"]: e for e in events
                 if e.get("cat") in ("cuda_runtime", "cuda_driver") and "correlation" in e.get("args", {})}
-    ranges = sorted((e for e in events if e.get("cat") == "user_annotation"
-                     and (range_name is None or e["name"] == range_name)), key=lambda e: e["ts"])
+    ranges = sorted((e for e in events if e.get("cat") == "user_annotation"), key=lambda e: e["ts"])
+    seen: dict[str, int] = {}
+    occurrence = []
+    for r in ranges:
+        occurrence.append(seen.get(r["name"], 0))
+        seen[r["name"]] = occurrence[-1] + 1
 
     def enclosing(kernel):
         """The range around the launch call; where it was not traced, the range the kernel ran after (the
@@ -45,9 +51,9 @@ def parse_trace(path: str | Path, range_name: str | None = None) -> pd.DataFrame
         for index, r in enumerate(ranges):
             if launch is not None:
                 if r["ts"] <= launch["ts"] <= r["ts"] + r["dur"] and r.get("tid") == launch.get("tid"):
-                    return r["name"], index
+                    return r["name"], occurrence[index]
             elif r["ts"] <= kernel["ts"] and (index + 1 == len(ranges) or kernel["ts"] < ranges[index + 1]["ts"]):
-                return r["name"], index
+                return r["name"], occurrence[index]
         return None, None
 
     placed = [enclosing(k) for k in kernels]
@@ -72,5 +78,5 @@ def capture(job: Job, workdir: Path, keep: Path | None = None) -> pd.DataFrame:
     trace = workdir / "trace.json"
     profile_torch(job, str(trace))  # in this process: torch.profiler needs no outside tool
     if keep is not None:
-        shutil.copy(trace, keep)
-    return parse_trace(trace, job.range_name)
+        shutil.copy(trace, keep.with_suffix(".json"))
+    return label(parse_trace(trace), job)

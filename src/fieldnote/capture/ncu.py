@@ -59,15 +59,16 @@ def parse_csv(text: str) -> pd.DataFrame:
 
 
 def capture(job: Job, workdir: Path, keep: Path | None = None) -> pd.DataFrame:
+    """Counters of one implementation (the job's first): kernel replay makes a session per implementation."""
     if not available():
         raise PipelineError("capture backend ncu: `ncu` is not on PATH")
     report = workdir / "counters.ncu-rep"
     command = ["ncu", "--clock-control", "none", "--cache-control", "none", "--profile-from-start", "off",
-               "--nvtx", "--nvtx-include", f"{job.range_name}/", "--launch-count", str(LAUNCHES),
+               "--nvtx", "--nvtx-include", f"{job.range_of(job.implementations[0])}/", "--launch-count", str(LAUNCHES),
                "--metrics", ",".join(METRICS), "--export", str(report), "--force-overwrite",
                *workload_command(job, workdir / "job.json", "range")]
-    run(command, f"ncu capture of {job.range_name}", expect=report)
+    run(command, f"ncu capture of {job.range_of(job.implementations[0])}", expect=report)
     if keep is not None:
-        shutil.copy(report, keep)
-    text = run(["ncu", "--import", str(report), "--csv", "--page", "raw"], "ncu import")
-    return parse_csv(text)
+        shutil.copy(report, keep.with_suffix(".ncu-rep"))
+    text = run(["ncu", "--import", str(report), "--csv", "--page", "raw", "--print-units", "base"], "ncu import")
+    return parse_csv(text).assign(implementation=job.implementations[0])

@@ -9,7 +9,7 @@ from pathlib import Path
 import pandas as pd
 
 from ..errors import PipelineError
-from . import Job
+from . import Job, label
 from ._process import run, workload_command
 
 PROFILE = ["profile", "--trace=cuda,nvtx", "--sample=none", "--cpuctxsw=none", "--capture-range=cudaProfilerApi",
@@ -87,7 +87,7 @@ def capture(job: Job, workdir: Path, keep: Path | None = None) -> pd.DataFrame:
                             ".gpu/enter.sh; or use backend cupti)")
     prefix = workdir / "report"
     command = ["nsys", *PROFILE, "-o", str(prefix), *workload_command(job, workdir / "job.json", "range")]
-    run(command, f"nsys capture of {job.range_name}", expect=prefix.with_suffix(".sqlite"))
+    run(command, f"nsys capture of {job.op}", expect=prefix.with_suffix(".sqlite"))
     if keep is not None:
-        shutil.copy(prefix.with_suffix(".sqlite"), keep)
-    return parse_sqlite(prefix.with_suffix(".sqlite"))
+        shutil.copy(prefix.with_suffix(".sqlite"), keep.with_suffix(".sqlite"))
+    return label(parse_sqlite(prefix.with_suffix(".sqlite")), job)

@@ -1,5 +1,6 @@
-"""The program a profiler watches: warm up outside the capture range, then `iterations` calls inside it, each
-in an NVTX range named `op/implementation` and synchronized, as the timing stage calls them.
+"""The program a profiler watches: warm up outside the capture range, then inside it, for each implementation
+in turn, `iterations` calls each in an NVTX range named `op:implementation` and synchronized, as the timing
+stage calls them.
 
     python -m fieldnote.capture.run JOB.json range          # cudaProfilerStart/Stop: nsys, ncu
     python -m fieldnote.capture.run JOB.json torch TRACE    # torch.profiler (CUPTI), chrome trace to TRACE
@@ -13,34 +14,41 @@ from contextlib import nullcontext
 from . import Job
 
 
-def iterate(call, job: Job, annotate) -> None:
+def iterate(calls: dict, job: Job, annotate) -> None:
+    """`repeats` rounds; in each, every implementation's iterations in its own NVTX range, order rotating."""
     import torch
 
-    for _ in range(job.iterations):
-        with torch.cuda.nvtx.range(job.range_name), annotate(job.range_name):  # NVTX default domain, push/pop
-            call()
-        torch.cuda.synchronize()
+    from ..timing import rotation
+
+    for repeat in range(job.repeats):
+        for impl in rotation(list(job.implementations), repeat):
+            name = job.range_of(impl)
+            for _ in range(job.iterations):
+                with torch.cuda.nvtx.range(name), annotate(name):  # NVTX default domain, push/pop
+                    calls[impl]()
+                torch.cuda.synchronize()
 
 
-def warmed(job: Job):
+def warmed(job: Job) -> dict:
     import torch
 
     from ..workload import prepare
 
-    call = prepare(job.op, job.implementation, job.npz, job.shape, job.variant, job.cubin)
-    for _ in range(job.warmup):
-        call()
+    calls = {impl: prepare(job.op, impl, job.npz, job.shape, job.variant, job.cubin) for impl in job.implementations}
+    for call in calls.values():
+        for _ in range(job.warmup):
+            call()
     torch.cuda.synchronize()
-    return call
+    return calls
 
 
 def profile_range(job: Job) -> None:
     """The iterations between cudaProfilerStart and cudaProfilerStop, for nsys and ncu."""
     import torch
 
-    call = warmed(job)
+    calls = warmed(job)
     torch.cuda.profiler.start()
-    iterate(call, job, lambda name: nullcontext())
+    iterate(calls, job, lambda name: nullcontext())
     torch.cuda.profiler.stop()
 
 
@@ -48,14 +56,14 @@ def profile_torch(job: Job, trace: str) -> None:
     """The iterations under torch.profiler (CUPTI), written as a chrome trace."""
     from torch.profiler import ProfilerActivity, profile, record_function
 
-    call = warmed(job)
+    calls = warmed(job)
     with profile(activities=[ProfilerActivity.CPU, ProfilerActivity.CUDA]) as prof:
-        iterate(call, job, record_function)
+        iterate(calls, job, record_function)
     prof.export_chrome_trace(trace)
 
 
 def main(job_path: str, mode: str, trace: str | None = None) -> None:
-    job = Job(**json.loads(open(job_path).read()))
+    job = Job.from_dict(json.loads(open(job_path).read()))
     if mode == "range":
         profile_range(job)
     elif mode == "torch":

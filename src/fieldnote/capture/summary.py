@@ -4,11 +4,14 @@ from __future__ import annotations
 import pandas as pd
 
 from ..errors import PipelineError
+from . import range_name
 
 
-def in_range(kernels: pd.DataFrame, range_name: str) -> pd.DataFrame:
-    """The kernels launched inside the op's NVTX ranges (anything else on the GPU is not this op's work)."""
-    return kernels[kernels["range"] == range_name]
+def in_ranges(kernels: pd.DataFrame) -> pd.DataFrame:
+    """The kernels launched inside their own (op, implementation) NVTX range; anything else on the GPU during
+    the capture is not that implementation's work."""
+    names = [range_name(op, impl) for op, impl in zip(kernels["op"], kernels["implementation"], strict=True)]
+    return kernels[kernels["range"] == pd.Series(names, index=kernels.index)]
 
 
 def per_iteration(kernels: pd.DataFrame, iterations: int, what: str) -> dict:
@@ -22,10 +25,11 @@ def per_iteration(kernels: pd.DataFrame, iterations: int, what: str) -> dict:
 
 
 def summarize(kernels: pd.DataFrame) -> pd.DataFrame:
-    """One row per (op, implementation, backend, capture) from a kernels table that carries `iterations`."""
+    """One row per (op, implementation, backend, capture) from a kernels table that carries `iterations`;
+    only kernels inside their own range count."""
     rows = []
     keys = ["op", "implementation", "backend", "capture"]
-    for key, group in kernels.groupby(keys, sort=False):
+    for key, group in in_ranges(kernels.dropna(subset=["implementation"])).groupby(keys, sort=False):
         what = "capture " + "/".join(map(str, key))
         rows.append({**dict(zip(keys, key, strict=True)),
                      **per_iteration(group, int(group["iterations"].iloc[0]), what)})
