@@ -13,6 +13,8 @@ include: "workflow/rules/build.smk"
 include: "workflow/rules/check.smk"
 include: "workflow/rules/time.smk"
 include: "workflow/rules/capture.smk"
+include: "workflow/rules/original.smk"
+include: "workflow/rules/note.smk"
 include: "workflow/rules/bundle.smk"
 
 

@@ -31,6 +31,12 @@ class Namespace:
     tolerance: dict[str, float]
     timing: dict[str, int]
     capture: dict
+    evidence: dict | None = None
+
+    @property
+    def imported(self) -> bool:
+        """Evidence read from another project's files, not measured by this pipeline."""
+        return self.evidence is not None
 
     @property
     def ops(self) -> tuple[str, ...]:
@@ -79,12 +85,17 @@ def _describe(error: jsonschema.ValidationError) -> str:
         allowed = ", ".join(error.schema.get("properties", {}))
         return f"key '{key}' is not allowed (allowed here: {allowed})"
     if error.validator == "required":
-        return f"key '{where}' misses {error.message.split(' is ')[0]}"
+        missing = error.message.split(" is ")[0].strip("'")
+        return f"key '{'.'.join([*map(str, error.absolute_path), missing])}' is missing"
     return f"key '{where}': {error.message}"
 
 
 def validate(data: dict, schema_name: str, path: Path) -> None:
-    error = jsonschema.exceptions.best_match(_validator(schema_name).iter_errors(data))
+    """Raise one PipelineError for the most telling violation: a misspelt key explains a missing one, so an
+    unknown key is reported first."""
+    errors = list(_validator(schema_name).iter_errors(data))
+    unknown = [e for e in errors if e.validator == "additionalProperties"]
+    error = unknown[0] if unknown else jsonschema.exceptions.best_match(errors)
     if error is not None:
         raise PipelineError(f"{path}: {_describe(error)}")
 
@@ -101,6 +112,8 @@ def resolve(name: str, path: Path, defaults: dict) -> Namespace:
     validate(data, "namespace.schema.yaml", path)
     shapes = copy.deepcopy(defaults["shapes"])
     shapes.update(data.get("shapes", {}))
+    if "evidence" in data:
+        data = {"implementations": ["torch", "triton", "rust"], "variants": {}, **data}
     variants = data["variants"]
     if "cuda" in data["implementations"]:
         for op in OPS:
@@ -118,6 +131,7 @@ def resolve(name: str, path: Path, defaults: dict) -> Namespace:
         tolerance={**defaults["tolerance"], **data.get("tolerance", {})},
         timing={**defaults["timing"], **data.get("timing", {})},
         capture={**defaults["capture"], **data.get("capture", {})},
+        evidence=data.get("evidence"),
     )
 
 

@@ -36,3 +36,18 @@ def launch_shapes(kernels: pd.DataFrame) -> pd.DataFrame:
 def table(spans: pd.DataFrame, capture_summary: pd.DataFrame, kernels: pd.DataFrame) -> pd.DataFrame:
     out = kernel_times(capture_summary).merge(span_stats(spans), on=["op", "implementation"], how="outer")
     return out.merge(launch_shapes(kernels), on=["op", "implementation"], how="left")
+
+
+def summary(capture_summary: pd.DataFrame, spans: pd.DataFrame, backends=("nsys", "cupti")) -> pd.DataFrame:
+    """The `summary` table: per (op, implementation) the kernel time of the first backend present in `backends`
+    (median over its captures), launches per iteration, and the eager spans' mean and median."""
+    present = [b for b in backends if b in set(capture_summary["backend"])]
+    if not present:
+        raise ValueError(f"no capture from any of {backends}")
+    chosen = capture_summary[capture_summary["backend"] == present[0]]
+    kernel = chosen.groupby(["op", "implementation"]).agg(
+        kernel_us=("kernel_us_per_iteration", "median"), launches=("launches_per_iteration", "first"),
+        captures=("capture", "nunique"), backend=("backend", "first")).reset_index()
+    stats = span_stats(spans)[["op", "implementation", "span_mean_us", "span_median_us"]]
+    columns = ["op", "implementation", "kernel_us", "span_mean_us", "span_median_us", "launches", "captures", "backend"]
+    return kernel.merge(stats, on=["op", "implementation"], how="outer")[columns]

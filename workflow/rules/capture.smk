@@ -66,7 +66,7 @@ rule capture_summary:
     output:
         "work/{ns}/capture_summary.parquet",
     input:
-        kernels="work/{ns}/kernels.parquet",
+        kernels=lambda w: evidence_table(w.ns, "kernels"),
         code=module("capture/summary"),
     script:
         "../scripts/capture_summary.py"

@@ -54,3 +54,25 @@ def cubin_of(ns, op):
 def triton_sources(op):
     """The Triton kernel file of an op, and the file whose kernel it shares (triangle uses matmul's)."""
     return [f"kernels/triton/{op}.py"] + (["kernels/triton/matmul.py"] if op == "triangle" else [])
+
+
+IMPORTED_TABLES = ("spans", "checks", "kernels")
+
+
+def evidence_table(ns, name):
+    """Where a namespace's table is: imported namespaces read spans, checks and kernels from the original."""
+    if NAMESPACES[ns].imported and name in IMPORTED_TABLES:
+        return f"work/{ns}/original/{name}.parquet"
+    return f"work/{ns}/{name}.parquet"
+
+
+def environment_file(ns):
+    return f"work/{ns}/original/environment.json" if NAMESPACES[ns].imported else f"work/{ns}/gpu.json"
+
+
+def bundle_tables(ns):
+    measured = ("checks", "resources", "census", "spans", "gpu_state", "kernels", "capture_summary", "summary")
+    imported = (*IMPORTED_TABLES, "capture_summary", "summary")
+    names = imported if NAMESPACES[ns].imported else measured + (("counters",) if NAMESPACES[ns].capture["ncu"]
+                                                                   else ())
+    return {name: evidence_table(ns, name) for name in names}

@@ -1,0 +1,93 @@
+"""The original project's published evidence (comparison-results.json, comparison-profiles.json) as our tables.
+
+Its implementations were python (the torch reference), triton and rust (hand-written, through cuda-oxide);
+python is our `torch`. Kernel time is the sum of captured kernel durations over the requested iterations, and a
+span is one CUDA-event sample, exactly as the original computed them, so the published numbers come back.
+"""
+from __future__ import annotations
+
+import json
+import re
+from pathlib import Path
+
+import pandas as pd
+
+from .capture import range_name
+from .errors import PipelineError
+
+IMPLEMENTATIONS = {"python": "torch", "triton": "triton", "rust": "rust"}
+FILES = ("comparison-results.json", "comparison-profiles.json")
+
+
+def _read(folder: Path) -> tuple[dict, dict]:
+    missing = [f for f in FILES if not (folder / f).exists()]
+    if missing:
+        raise PipelineError(f"{folder}: the original evidence is not there (missing {', '.join(missing)}); "
+                            f"it is read from ../shared/seed-evidence/<ns>/ beside the checkout")
+    return tuple(json.loads((folder / f).read_text()) for f in FILES)
+
+
+def _sm_clock(gpu_state: str) -> float | None:
+    """nvidia-smi's CSV line: driver, pstate, temperature, SM clock, memory clock, utilization."""
+    values = gpu_state.strip().splitlines()[-1].split(",")
+    match = re.search(r"(\d+)\s*MHz", values[3]) if len(values) > 3 else None
+    return float(match.group(1)) if match else None
+
+
+def spans(results: dict) -> pd.DataFrame:
+    rows = []
+    for result in results["results"]:
+        for round_ in result["rounds"]:
+            sm = _sm_clock(round_.get("gpu_state", ""))
+            for impl, block in round_["implementations"].items():
+                position = round_["order"].index(impl)
+                rows += [{"op": result["op"], "implementation": IMPLEMENTATIONS[impl], "mode": "eager",
+                          "round": round_["index"], "position": position, "iteration": i, "span_us": us,
+                          "sm_clock_mhz": sm} for i, us in enumerate(block["samples_us"])]
+    return pd.DataFrame(rows)
+
+
+def checks(results: dict) -> pd.DataFrame:
+    rows = []
+    for result in results["results"]:
+        for round_ in result["rounds"]:
+            for impl, block in round_["implementations"].items():
+                c = block["correctness"]
+                rows.append({"op": result["op"], "implementation": IMPLEMENTATIONS[impl],
+                             "variant": block.get("variant_kernel") or IMPLEMENTATIONS[impl],
+                             "shape": "x".join(map(str, result["dims"])), "case": f"full (round {round_['index']})",
+                             "device": results["gpu"], "passed": bool(c["passed"]),
+                             "max_abs_error": c.get("max_abs_error"), "checked_elements": c.get("checked_elements"),
+                             "rtol": c.get("rtol"), "atol": c.get("atol")})
+    return pd.DataFrame(rows)
+
+
+def kernels(profiles: dict) -> pd.DataFrame:
+    rows = []
+    for capture in profiles["captures"]:
+        if capture["status"] != "complete":
+            raise PipelineError(f"original capture {capture['operation']}/{capture['language']} is "
+                                f"'{capture['status']}', not complete")
+        op, impl = capture["operation"], IMPLEMENTATIONS[capture["language"]]
+        iterations = capture["requested_iterations"]
+        per_iteration = capture["launches"] // iterations
+        rows += [{"op": op, "implementation": impl, "backend": capture["backend"],
+                  "backend_version": profiles.get("timestamp_mode", ""), "capture": 0,
+                  "iteration": launch // max(per_iteration, 1), "iterations": iterations,
+                  "kernel": k["kernel_name"], "launch": launch, "range": range_name(op, impl),
+                  "duration_us": k["duration_us"], "grid": k["grid_size"], "block": k["block_size"],
+                  "registers": k["registers_per_thread"], "shared_bytes": k["shared_mem_bytes"]}
+                 for launch, k in enumerate(capture["kernel_metrics"])]
+    return pd.DataFrame(rows)
+
+
+def environment(results: dict) -> dict:
+    keys = ("experiment_id", "utc", "gpu", "torch", "triton", "cuda", "python", "platform", "precision", "timing")
+    return {k: results.get(k) for k in keys}
+
+
+def load(folder: str | Path) -> dict:
+    """Every table the original evidence supports, plus its environment."""
+    results, profiles = _read(Path(folder))
+    return {"spans": spans(results), "checks": checks(results), "kernels": kernels(profiles),
+            "environment": environment(results)}
