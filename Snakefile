@@ -15,6 +15,7 @@ include: "workflow/rules/time.smk"
 include: "workflow/rules/capture.smk"
 include: "workflow/rules/original.smk"
 include: "workflow/rules/note.smk"
+include: "workflow/rules/figures.smk"
 include: "workflow/rules/bundle.smk"
 
 

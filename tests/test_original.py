@@ -87,3 +87,17 @@ def test_original_namespace_without_its_folder_stops_with_one_message(project: P
     run = snakemake(project, "--cores", "1", "results/original-mage-006")
     assert run.returncode != 0 and "Traceback" not in run.stderr
     assert "fieldnote: /nonexistent/mage-006: the original evidence is not there" in run.stderr
+
+
+@needs_seed
+def test_progression_figure_over_two_namespaces(tmp_path):
+    from fieldnote import figures
+
+    summaries = {ns: summary(summarize(t["kernels"]), t["spans"])
+                 for ns, t in ((ns, original.load(SEED_EVIDENCE / ns)) for ns in ("mage-003", "mage-006"))}
+    stages = figures.stage_rows(summaries)
+    matmul = stages[stages["op"] == "matmul"]
+    assert list(matmul["namespace"]) == ["mage-003", "mage-006"]
+    assert [round(v, 2) for v in matmul["kernel_us"]] == [80.00, 68.62]
+    paths = figures.save(figures.progression(stages), tmp_path, "progression")
+    assert [p.suffix for p in paths] == [".png", ".svg"] and all(p.stat().st_size > 5000 for p in paths)

@@ -22,7 +22,8 @@ def test_dry_run_plans_every_stage(project: Path):
     assert job_counts(run.stdout) == {
         "inputs": 5, "build_cuda": 5, "build_triton": 5, "resources": 1, "census": 1, "check_cpu": 10,
         "gpu_probe": 1, "check_gpu": 15, "checks": 1, "time": 5, "spans": 2, "capture": 10, "capture_counters": 5,
-        "kernels": 1, "counters": 1, "capture_summary": 1, "summary": 1, "note": 1, "bundle": 1}
+        "kernels": 1, "counters": 1, "capture_summary": 1, "summary": 1, "note": 1, "figures": 1,
+        "bundle": 1}
 
 
 @pytest.mark.skipif(has_gpu(), reason="shows the behaviour of a machine without a GPU")
@@ -40,5 +41,5 @@ def test_without_a_gpu_the_cpu_stages_run_then_one_message(project: Path):
     assert not (work / "check" / "gpu").exists() and not (project / "results" / "mage-006").exists()
     again = snakemake(project, "-n", "--cores", "1", "results/mage-006")
     assert set(job_counts(again.stdout)) == {"gpu_probe", "check_gpu", "checks", "time", "spans", "capture",
-                                             "capture_counters", "summary", "note",
+                                             "capture_counters", "summary", "note", "figures",
                                              "kernels", "counters", "capture_summary", "bundle"}

@@ -31,17 +31,19 @@ def manifest(folder: Path) -> str:
 
 
 def assemble(dest: Path, tables: dict[str, str], hash_files: list[str], resolved: dict, note: str,
-             environment: str) -> None:
+             environment: str, figures: str) -> None:
     dest = Path(dest)
     staging = dest.with_name(f".{dest.name}.partial")
     shutil.rmtree(staging, ignore_errors=True)
     evidence = staging / "evidence"
+    evidence.mkdir(parents=True)
     for name, path in tables.items():
-        write_table(evidence / f"{name}.parquet", pd.read_parquet(path))
+        shutil.copy(path, evidence / f"{name}.parquet")  # byte for byte: the manifest hashes what was measured
     if hash_files:
         write_table(evidence / "inputs.parquet", input_table(hash_files))
     shutil.copy(environment, evidence / "environment.json")
     shutil.copy(note, staging / "note.md")
+    shutil.copytree(figures, staging / "figures")
     write_json(staging / "config.resolved.json", resolved)
     (evidence / "MANIFEST.sha256").write_text(manifest(staging))
     shutil.rmtree(dest, ignore_errors=True)

@@ -12,6 +12,7 @@ rule bundle:
     input:
         unpack(lambda w: bundle_tables(w.ns)),
         note="work/{ns}/note.md",
+        figures="work/{ns}/figures",
         environment=lambda w: environment_file(w.ns),
         hashes=all_input_hashes,
         code=module("bundle"),

@@ -1,0 +1,103 @@
+"""The note's figures, drawn from the summary table alone (matplotlib, PNG and SVG, readable without the text)."""
+from __future__ import annotations
+
+from pathlib import Path
+
+import matplotlib
+
+matplotlib.use("Agg")
+matplotlib.rcParams["svg.hashsalt"] = "fieldnote"  # stable SVG ids: a replay redraws the same bytes
+import matplotlib.pyplot as plt  # noqa: E402
+import pandas as pd  # noqa: E402
+
+from .note import IMPLEMENTATIONS, OPS, hand_written  # noqa: E402
+
+COLORS = {"torch": "#4C72B0", "triton": "#DD8452", "cuda": "#55A868", "rust": "#C44E52", "compiled": "#8172B3"}
+
+
+def _ops(summary: pd.DataFrame) -> list[str]:
+    return [op for op in OPS if op in set(summary["op"])]
+
+
+def _impls(summary: pd.DataFrame) -> list[str]:
+    return [i for i in IMPLEMENTATIONS if i in set(summary["implementation"])]
+
+
+def kernel_and_span(summary: pd.DataFrame, namespace: str):
+    """Top row: GPU kernel time per op; bottom row: mean span; one column per op, each with its own scale."""
+    ops, impls = _ops(summary), _impls(summary)
+    fig, axes = plt.subplots(2, len(ops), figsize=(2.6 * len(ops), 5.2), squeeze=False)
+    for col, op in enumerate(ops):
+        rows = summary[summary["op"] == op].set_index("implementation")
+        for row, (column, label) in enumerate([("kernel_us", "kernel (µs)"), ("span_mean_us", "span (µs)")]):
+            ax = axes[row][col]
+            values = [rows.loc[i, column] if i in rows.index else 0 for i in impls]
+            ax.bar(range(len(impls)), values, color=[COLORS[i] for i in impls])
+            ax.set_xticks(range(len(impls)), [IMPLEMENTATIONS[i] for i in impls], rotation=30, fontsize=8)
+            ax.set_title(OPS[op] if row == 0 else "", fontsize=9)
+            if col == 0:
+                ax.set_ylabel(label)
+    fig.suptitle(f"{namespace}: time inside the kernels (top) and around the call (bottom)", fontsize=10)
+    fig.tight_layout()
+    return fig
+
+
+def launches(summary: pd.DataFrame, namespace: str):
+    ops, impls = _ops(summary), _impls(summary)
+    fig, ax = plt.subplots(figsize=(7, 3.2))
+    width = 0.8 / len(impls)
+    for k, impl in enumerate(impls):
+        rows = summary[summary["implementation"] == impl].set_index("op")
+        ax.bar([x + k * width for x in range(len(ops))], [rows["launches"].get(op, 0) for op in ops], width,
+               label=IMPLEMENTATIONS[impl], color=COLORS[impl])
+    ax.set_xticks([x + 0.4 - width / 2 for x in range(len(ops))], [OPS[op] for op in ops], fontsize=8)
+    ax.set_ylabel("kernel launches per call")
+    ax.set_title(f"{namespace}: launches per iteration (captured launches / iterations)", fontsize=10)
+    ax.legend(fontsize=8)
+    fig.tight_layout()
+    return fig
+
+
+def progression(stages: pd.DataFrame, ops=("matmul", "layernorm")):
+    """Kernel time of the hand-written kernel at each stage (namespace), one panel per op, with the speed-up
+    factor printed between stages. `stages` has columns namespace, op, kernel_us, in stage order."""
+    fig, axes = plt.subplots(1, len(ops), figsize=(5 * len(ops), 3.4), squeeze=False)
+    for ax, op in zip(axes[0], ops, strict=True):
+        rows = stages[stages["op"] == op].reset_index(drop=True)
+        ax.plot(range(len(rows)), rows["kernel_us"], marker="o", color=COLORS["cuda"])
+        for i, r in rows.iterrows():
+            ax.annotate(f"{r.kernel_us:.2f}", (i, r.kernel_us), textcoords="offset points", xytext=(0, 6),
+                        ha="center", fontsize=8)
+            if i:
+                factor = rows.loc[i - 1, "kernel_us"] / r.kernel_us
+                ax.annotate(f"×{factor:.2f}", (i - 0.5, (rows.loc[i - 1, "kernel_us"] + r.kernel_us) / 2),
+                            ha="center", fontsize=8, color="gray")
+        ax.set_xticks(range(len(rows)), rows["namespace"], fontsize=8)
+        ax.set_ylabel("GPU kernel time (µs)")
+        ax.set_title(OPS[op], fontsize=10)
+        ax.set_ylim(0, rows["kernel_us"].max() * 1.2)
+    fig.tight_layout()
+    return fig
+
+
+def stage_rows(summaries: dict[str, pd.DataFrame]) -> pd.DataFrame:
+    """The hand-written kernel's time per op in each namespace's summary, namespaces in the given order."""
+    rows = []
+    for namespace, summary in summaries.items():
+        mine = summary[summary["implementation"] == hand_written(summary)]
+        rows += [{"namespace": namespace, "op": r.op, "kernel_us": r.kernel_us} for r in mine.itertuples()]
+    return pd.DataFrame(rows)
+
+
+def save(fig, folder: Path, name: str) -> list[Path]:
+    folder.mkdir(parents=True, exist_ok=True)
+    paths = [folder / f"{name}.{ext}" for ext in ("png", "svg")]
+    for path in paths:
+        fig.savefig(path, dpi=150, metadata={"Date": None} if path.suffix == ".svg" else {"Software": None})
+    plt.close(fig)
+    return paths
+
+
+def draw_all(summary: pd.DataFrame, namespace: str, folder: Path) -> list[Path]:
+    return (save(kernel_and_span(summary, namespace), folder, "kernel-and-span")
+            + save(launches(summary, namespace), folder, "launches"))
