@@ -16,6 +16,7 @@ include: "workflow/rules/capture.smk"
 include: "workflow/rules/original.smk"
 include: "workflow/rules/note.smk"
 include: "workflow/rules/figures.smk"
+include: "workflow/rules/archive.smk"
 include: "workflow/rules/bundle.smk"
 
 

@@ -22,10 +22,17 @@ def input_table(hash_files: list[str]) -> pd.DataFrame:
     return pd.DataFrame(rows)
 
 
+def bundle_files(folder: Path) -> list[Path]:
+    """The bundle's files, without Snakemake's hidden markers (.snakemake_timestamp)."""
+    return sorted(p for p in Path(folder).rglob("*") if p.is_file() and not p.name.startswith("."))
+
+
 def manifest(folder: Path) -> str:
     """sha256sum-compatible lines over every file of the bundle but the manifest itself."""
     lines = []
-    for path in sorted(p for p in folder.rglob("*") if p.is_file() and p.name != "MANIFEST.sha256"):
+    for path in bundle_files(folder):
+        if path.name == "MANIFEST.sha256":
+            continue
         lines.append(f"{hashlib.sha256(path.read_bytes()).hexdigest()}  {path.relative_to(folder)}")
     return "\n".join(lines) + "\n"
 

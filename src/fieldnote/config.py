@@ -32,6 +32,7 @@ class Namespace:
     timing: dict[str, int]
     capture: dict
     evidence: dict | None = None
+    replay: str | None = None
 
     @property
     def imported(self) -> bool:
@@ -52,7 +53,12 @@ class Namespace:
         return resolve_backends(self.capture["backends"])
 
     def to_dict(self) -> dict:
-        return asdict(self)
+        return {k: v for k, v in asdict(self).items() if k != "replay"}
+
+    @classmethod
+    def from_dict(cls, data: dict, replay: str | None = None) -> Namespace:
+        """A namespace as an archive's config.resolved.json recorded it (replay needs no config file)."""
+        return cls(**{**data, "implementations": tuple(data["implementations"]), "replay": replay})
 
 
 def _schema(name: str) -> dict:

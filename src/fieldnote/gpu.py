@@ -26,8 +26,8 @@ def require(stage: str, target: str) -> None:
         message = (
             f"no GPU here: stage '{stage}' needs an NVIDIA GPU (torch.cuda.is_available() is False). "
             f"Inputs, build, census and the CPU checks for {target} are done (work/). Run the same command "
-            f"on a GPU machine to measure; replaying an archived run without a GPU "
-            f"(--config replay=PATH/TO/<ns>.tar.gz) comes with the evidence bundle.")
+            f"on a GPU machine to measure, or rebuild {target} from an archived run without a GPU: "
+            f"snakemake --cores 1 {target} --config replay=PATH/TO/{target.removeprefix('results/')}.tar.gz")
         STOP_MESSAGE.parent.mkdir(exist_ok=True)
         STOP_MESSAGE.write_text(f"fieldnote: {message}\n")
         raise PipelineError(message)

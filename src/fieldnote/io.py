@@ -19,6 +19,7 @@ def atomic_path(path: str | os.PathLike):
     os.close(fd)
     try:
         yield Path(tmp)
+        os.chmod(tmp, 0o644)  # mkstemp's 0600 is for the temporary file, not for what we publish
         os.replace(tmp, path)
     finally:
         if os.path.exists(tmp):

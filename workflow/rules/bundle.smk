@@ -3,7 +3,7 @@
 
 def all_input_hashes(wildcards):
     ns = ns_of(wildcards)
-    return [] if ns.imported else [input_files(ns, op)["hashes"] for op in ns.ops]
+    return [] if ns.imported or ns.replay else [input_files(ns, op)["hashes"] for op in ns.ops]
 
 
 rule bundle:

@@ -8,7 +8,8 @@ sys.path.insert(0, SRC)
 os.environ["PYTHONPATH"] = os.pathsep.join(p for p in (SRC, os.environ.get("PYTHONPATH")) if p)
 os.environ.setdefault("TRITON_DEFAULT_FP_FUSION", "1")  # Triton's default since 2.x; silences 3.9's warning
 
-from fieldnote.config import load_namespaces, validate
+from fieldnote.archive import Archive, source_files
+from fieldnote.config import Namespace, load_namespaces, validate
 from fieldnote.errors import PipelineError
 from fieldnote.gpu import STOP_MESSAGE
 from fieldnote.ops import OPS
@@ -16,6 +17,10 @@ from fieldnote.ops import OPS
 try:
     validate(config, "config.schema.yaml", Path("config/config.yaml"))
     NAMESPACES = load_namespaces(Path("config"), config)
+    REPLAY = Archive(config["replay"]) if config.get("replay") else None
+    if REPLAY:  # the archive's own resolved namespace, checked against its manifest before any job
+        REPLAY.verify()
+        NAMESPACES[REPLAY.namespace] = Namespace.from_dict(REPLAY.resolved(), replay=config["replay"])
 except PipelineError as error:
     sys.exit(f"fieldnote: {error}")
 
@@ -60,19 +65,28 @@ IMPORTED_TABLES = ("spans", "checks", "kernels")
 
 
 def evidence_table(ns, name):
-    """Where a namespace's table is: imported namespaces read spans, checks and kernels from the original."""
+    """Where a namespace's table is: a replayed namespace reads every table but the summary from its archive,
+    an imported one reads spans, checks and kernels from the original evidence."""
+    if NAMESPACES[ns].replay and name != "summary":
+        return f"work/{ns}/replay/{name}.parquet"
     if NAMESPACES[ns].imported and name in IMPORTED_TABLES:
         return f"work/{ns}/original/{name}.parquet"
     return f"work/{ns}/{name}.parquet"
 
 
 def environment_file(ns):
+    if NAMESPACES[ns].replay:
+        return f"work/{ns}/replay/environment.json"
     return f"work/{ns}/original/environment.json" if NAMESPACES[ns].imported else f"work/{ns}/gpu.json"
 
 
 def bundle_tables(ns):
     measured = ("checks", "resources", "census", "spans", "gpu_state", "kernels", "capture_summary", "summary")
     imported = (*IMPORTED_TABLES, "capture_summary", "summary")
-    names = imported if NAMESPACES[ns].imported else measured + (("counters",) if NAMESPACES[ns].capture["ncu"]
-                                                                   else ())
+    if NAMESPACES[ns].replay:
+        names = REPLAY.tables()
+    elif NAMESPACES[ns].imported:
+        names = imported
+    else:
+        names = measured + (("counters",) if NAMESPACES[ns].capture["ncu"] else ())
     return {name: evidence_table(ns, name) for name in names}

@@ -5,7 +5,7 @@ rule summary:
     output:
         "work/{ns}/summary.parquet",
     input:
-        capture_summary="work/{ns}/capture_summary.parquet",
+        capture_summary=lambda w: evidence_table(w.ns, "capture_summary"),
         spans=lambda w: evidence_table(w.ns, "spans"),
         code=module("measurements"),
     script:

@@ -1,0 +1,83 @@
+"""Archive and replay: the same bytes from the same bundle, a manifest that catches tampering, and a replay
+that rebuilds the bundle without a GPU and then has nothing left to do."""
+import gzip
+import io
+import shutil
+import tarfile
+from pathlib import Path
+
+import pandas as pd
+import pytest
+from conftest import SEED_EVIDENCE, snakemake
+
+from fieldnote.archive import Archive, pack
+from fieldnote.bundle import manifest
+from fieldnote.errors import PipelineError
+
+
+def toy_bundle(root: Path) -> Path:
+    bundle = root / "results" / "toy"
+    (bundle / "evidence").mkdir(parents=True)
+    pd.DataFrame({"op": ["gelu"], "kernel_us": [1.5]}).to_parquet(bundle / "evidence" / "summary.parquet")
+    (bundle / "evidence" / "environment.json").write_text("{}")
+    (bundle / "config.resolved.json").write_text("{}")
+    (bundle / "note.md").write_text("# toy\n")
+    (bundle / "figures").mkdir()
+    (bundle / "figures" / ".snakemake_timestamp").write_text("")
+    (bundle / "evidence" / "MANIFEST.sha256").write_text(manifest(bundle))
+    (root / "Snakefile").write_text("# workflow\n")
+    return bundle
+
+
+def test_packing_twice_gives_the_same_bytes(tmp_path):
+    bundle = toy_bundle(tmp_path)
+    pack("toy", bundle, tmp_path, tmp_path / "a.tar.gz")
+    pack("toy", bundle, tmp_path, tmp_path / "b.tar.gz")
+    assert (tmp_path / "a.tar.gz").read_bytes() == (tmp_path / "b.tar.gz").read_bytes()
+    archive = Archive(tmp_path / "a.tar.gz")
+    archive.verify()
+    assert archive.namespace == "toy" and archive.tables() == ["summary"]
+    assert "toy/source/Snakefile" in archive.files and "toy/bundle/figures/.snakemake_timestamp" not in archive.files
+
+
+def test_a_changed_table_fails_verification_naming_it(tmp_path):
+    bundle = toy_bundle(tmp_path)
+    pack("toy", bundle, tmp_path, tmp_path / "a.tar.gz")
+    with tarfile.open(tmp_path / "a.tar.gz", "r:gz") as tar:
+        members = [(m, tar.extractfile(m).read()) for m in tar.getmembers()]
+    raw = io.BytesIO()
+    with tarfile.open(fileobj=raw, mode="w") as tar:
+        for member, data in members:
+            if member.name.endswith("summary.parquet"):
+                data = data[:-20] + bytes(20)
+            member.size = len(data)
+            tar.addfile(member, io.BytesIO(data))
+    (tmp_path / "bad.tar.gz").write_bytes(gzip.compress(raw.getvalue()))
+    with pytest.raises(PipelineError, match="evidence/summary.parquet does not match its manifest checksum"):
+        Archive(tmp_path / "bad.tar.gz").verify()
+
+
+def test_not_an_archive_is_one_clear_error(tmp_path):
+    (tmp_path / "x.tar.gz").write_text("not a tar")
+    with pytest.raises(PipelineError, match="x.tar.gz is not a readable archive"):
+        Archive(tmp_path / "x.tar.gz")
+
+
+@pytest.mark.skipif(not (SEED_EVIDENCE / "mage-006").exists(), reason="../shared/seed-evidence absent")
+def test_replay_rebuilds_the_bundle_identically_then_does_nothing(project: Path, tmp_path):
+    path = project / "config" / "namespaces" / "original-mage-006.yaml"
+    path.write_text(path.read_text().replace("../shared/seed-evidence/mage-006", str(SEED_EVIDENCE / "mage-006")))
+    made = snakemake(project, "--cores", "1", "results/original-mage-006.tar.gz")
+    assert made.returncode == 0, made.stderr
+    archive = tmp_path / "original-mage-006.tar.gz"
+    archive.write_bytes((project / "results" / "original-mage-006.tar.gz").read_bytes())
+    published = (project / "results" / "original-mage-006" / "evidence" / "MANIFEST.sha256").read_text()
+    for leftover in ("results", "work", ".snakemake"):  # as on a fresh clone
+        shutil.rmtree(project / leftover, ignore_errors=True)
+    path.unlink()  # the archive alone says what the namespace was
+    replay = snakemake(project, "--cores", "1", "results/original-mage-006", "--config", f"replay={archive}")
+    assert replay.returncode == 0, replay.stderr
+    assert "import_original" not in replay.stderr and "replay_unpack" in replay.stderr
+    assert (project / "results" / "original-mage-006" / "evidence" / "MANIFEST.sha256").read_text() == published
+    again = snakemake(project, "-n", "--cores", "1", "results/original-mage-006", "--config", f"replay={archive}")
+    assert "Nothing to be done" in again.stdout + again.stderr
