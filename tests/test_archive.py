@@ -81,3 +81,24 @@ def test_replay_rebuilds_the_bundle_identically_then_does_nothing(project: Path,
     assert (project / "results" / "original-mage-006" / "evidence" / "MANIFEST.sha256").read_text() == published
     again = snakemake(project, "-n", "--cores", "1", "results/original-mage-006", "--config", f"replay={archive}")
     assert "Nothing to be done" in again.stdout + again.stderr
+
+
+def test_loading_a_bundle_names_the_failing_table_and_row(tmp_path):
+    from fieldnote.evidence import load, validate_tables
+
+    bundle = toy_bundle(tmp_path)
+    assert set(load(bundle)) == {"summary"}
+    (bundle / "note.md").write_text("edited by hand\n")
+    with pytest.raises(PipelineError, match="note.md does not match MANIFEST.sha256"):
+        load(bundle)
+    checks = pd.DataFrame({"op": ["gelu", "matmul"], "implementation": ["torch", "cuda"], "shape": ["4x4", "8x8x8"],
+                           "case": ["full", "full"], "passed": [True, False]})
+    with pytest.raises(PipelineError, match=r"checks: row 1 \(op=matmul, implementation=cuda, shape=8x8x8"):
+        validate_tables({"checks": checks}, None)
+    summary = pd.DataFrame({"op": ["gelu"], "implementation": ["torch"], "backend": ["nsys"], "capture": [0],
+                            "launches": [150], "iterations": [100]})
+    with pytest.raises(PipelineError, match="capture_summary: row 0 .*not a whole number"):
+        validate_tables({"capture_summary": summary}, None)
+    spans = pd.DataFrame({"op": ["gelu"] * 299, "implementation": ["cuda"] * 299, "mode": ["eager"] * 299})
+    with pytest.raises(PipelineError, match="spans: row 0 \\(op=gelu, implementation=cuda\\): not 300 eager samples"):
+        validate_tables({"spans": spans}, 300)

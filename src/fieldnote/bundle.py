@@ -10,6 +10,8 @@ from pathlib import Path
 
 import pandas as pd
 
+from .errors import PipelineError
+from .evidence import load
 from .io import write_json, write_table
 
 
@@ -38,7 +40,8 @@ def manifest(folder: Path) -> str:
 
 
 def assemble(dest: Path, tables: dict[str, str], hash_files: list[str], resolved: dict, note: str,
-             environment: str, figures: str) -> None:
+             environment: str, figures: str, samples: int | None = None) -> None:
+    """Write the bundle beside `dest`, validate it as a reader would load it, then rename it into place."""
     dest = Path(dest)
     staging = dest.with_name(f".{dest.name}.partial")
     shutil.rmtree(staging, ignore_errors=True)
@@ -53,5 +56,10 @@ def assemble(dest: Path, tables: dict[str, str], hash_files: list[str], resolved
     shutil.copytree(figures, staging / "figures")
     write_json(staging / "config.resolved.json", resolved)
     (evidence / "MANIFEST.sha256").write_text(manifest(staging))
+    try:
+        load(staging, samples)
+    except PipelineError:
+        shutil.rmtree(staging, ignore_errors=True)
+        raise
     shutil.rmtree(dest, ignore_errors=True)
     os.replace(staging, dest)

@@ -50,7 +50,24 @@ def describe() -> dict:
         info["driver"] = pynvml.nvmlSystemGetDriverVersion()
     except Exception as e:  # NVML is optional evidence; its absence is recorded, not fatal
         info["driver"] = f"unavailable ({type(e).__name__})"
+    info["clocks_at_start"] = State()()
+    info.update(pipeline())
     return info
+
+
+def pipeline() -> dict:
+    """This pipeline's version and the git commit it ran from (with a flag when the tree had changes)."""
+    import subprocess
+
+    from . import __version__
+    from .paths import ROOT
+
+    def git(*args: str) -> str:
+        done = subprocess.run(["git", *args], cwd=ROOT, capture_output=True, text=True)
+        return done.stdout.strip() if done.returncode == 0 else ""
+
+    return {"pipeline_version": __version__, "git_commit": git("rev-parse", "HEAD") or "unknown",
+            "git_dirty": bool(git("status", "--porcelain", "--untracked-files=no"))}
 
 
 _THROTTLE_NAMES = {  # nvmlClocksEventReasons / nvmlClocksThrottleReasons bits

@@ -51,6 +51,31 @@ def resources(kernels: pd.DataFrame) -> pd.DataFrame:
                          "Shared memory (bytes)": mine["shared_bytes"].astype(str)})
 
 
+def triton_census(census: pd.DataFrame) -> pd.DataFrame:
+    """What the offline compile of each Triton kernel shows (registers, shared memory, loads by width)."""
+    rows = ordered(census.drop_duplicates("op"))
+    return pd.DataFrame({
+        "Operation": rows["op"].map(OPS), "Kernel": "`" + rows["kernel"] + "`",
+        "Warps": rows["num_warps"].astype(str), "Registers": rows["registers"].astype(str),
+        "Shared (bytes)": rows["shared_bytes"].astype(str),
+        "Global loads (32 / 128-bit)": rows["global_loads_32bit"].astype(str) + " / "
+        + rows["global_loads_128bit"].astype(str),
+        "Async copies": rows["async_copies"].astype(str),
+        "Stores (32 / 128-bit)": rows["global_stores_32bit"].astype(str) + " / "
+        + rows["global_stores_128bit"].astype(str),
+        "Barriers": rows["barriers"].astype(str)})
+
+
+def ptxas(resources: pd.DataFrame) -> pd.DataFrame:
+    """The resource report ptxas gave for each hand-written variant."""
+    rows = ordered(resources)
+    return pd.DataFrame({
+        "Variant": "`" + rows["variant"] + "`", "Registers": rows["registers"].astype(str),
+        "Spill stores / loads (bytes)": rows["spill_stores_bytes"].astype(str) + " / "
+        + rows["spill_loads_bytes"].astype(str),
+        "Static shared (bytes)": rows["static_shared_bytes"].astype(str), "Barriers": rows["barriers"].astype(str)})
+
+
 def markdown(frame: pd.DataFrame) -> str:
     header = "| " + " | ".join(frame.columns) + " |"
     rule = "| " + " | ".join("---" for _ in frame.columns) + " |"
@@ -77,6 +102,12 @@ def render(namespace: str, description: str, environment: dict, tables: dict[str
         markdown(by_implementation(summary, "launches", fmt=lambda v: "" if pd.isna(v) else str(int(v)))),
         f"## Resources the capture reports for the {mine} kernels", markdown(resources(tables["kernels"])),
     ]
+    if "resources" in tables:
+        sections += ["## The hand-written kernels as ptxas built them", markdown(ptxas(tables["resources"]))]
+    if "census" in tables:
+        arch = tables["census"]["arch"].iloc[0]
+        sections += [f"## The Triton kernels, compiled offline for {arch} and censused",
+                     markdown(triton_census(tables["census"]))]
     if "checks" in tables:
         checks = tables["checks"]
         sections += ["## Correctness", f"{int(checks['passed'].sum())} of {len(checks)} checks passed "

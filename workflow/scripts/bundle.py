@@ -6,7 +6,8 @@ from fieldnote.script import entry
 def main(snakemake):
     i = snakemake.input
     assemble(snakemake.output[0], {name: i[name] for name in snakemake.params.tables}, list(i.hashes),
-             snakemake.params.resolved, note=i.note, environment=i.environment, figures=i.figures)
+             snakemake.params.resolved, note=i.note, environment=i.environment, figures=i.figures,
+             samples=snakemake.params.samples)
 
 
 main(snakemake)  # noqa: F821
