@@ -3,7 +3,8 @@
 
 rule figures:
     output:
-        directory("work/{ns}/figures"),
+        report(directory("work/{ns}/figures"), patterns=["{name}.png"], caption="../report/figures.rst",
+               category="Figures", subcategory="{ns}"),
     input:
         summary="work/{ns}/summary.parquet",
         code=module("figures"),
