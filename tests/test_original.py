@@ -67,14 +67,23 @@ def test_a_missing_evidence_folder_is_one_clear_error(tmp_path):
         original.load(tmp_path / "mage-006")
 
 
+def point_at_seed_evidence(project: Path) -> None:
+    for path in (project / "config" / "namespaces").glob("original-*.yaml"):
+        path.write_text(path.read_text().replace("../shared/seed-evidence", str(SEED_EVIDENCE)))
+
+
 @needs_seed
 def test_original_namespace_renders_without_a_gpu(project: Path):
-    path = project / "config" / "namespaces" / "original-mage-006.yaml"
-    path.write_text(path.read_text().replace("../shared/seed-evidence/mage-006", str(SEED_EVIDENCE / "mage-006")))
+    point_at_seed_evidence(project)
     run = snakemake(project, "--cores", "1", "results/original-mage-006")
     assert run.returncode == 0, run.stderr
     text = (project / "results" / "original-mage-006" / "note.md").read_text()
     assert "| Matrix multiplication | 68.62 | 74.09 |" in text and "| LayerNorm | 8.97 | 12.26 |" in text
+    # the stage table, each value from its own namespace, and the drift bound of the unchanged operations
+    assert "| `original-mage-001` | 343.99 | 18.64 |" in text
+    assert "| `original-mage-006` | 68.62 (×1.17) | 8.97 (×1.12) |" in text
+    assert "moved by at most 1.9%" in text and "| Bias + GELU | 10.97 | 11.15 | +1.6% |" in text
+    assert (project / "results" / "original-mage-006" / "figures" / "progression.svg").exists()
     evidence = project / "results" / "original-mage-006" / "evidence"
     assert {p.name for p in evidence.iterdir()} >= {"MANIFEST.sha256", "summary.parquet", "spans.parquet"}
     again = snakemake(project, "-n", "--cores", "1", "results/original-mage-006")
@@ -85,11 +94,11 @@ def test_original_namespace_renders_without_a_gpu(project: Path):
 
 
 def test_original_namespace_without_its_folder_stops_with_one_message(project: Path):
-    path = project / "config" / "namespaces" / "original-mage-006.yaml"
-    path.write_text(path.read_text().replace("../shared/seed-evidence/mage-006", "/nonexistent/mage-006"))
-    run = snakemake(project, "--cores", "1", "results/original-mage-006")
+    path = project / "config" / "namespaces" / "original-mage-003.yaml"
+    path.write_text(path.read_text().replace("../shared/seed-evidence/mage-003", "/nonexistent/mage-003"))
+    run = snakemake(project, "--cores", "1", "results/original-mage-003")
     assert run.returncode != 0 and "Traceback" not in run.stderr
-    assert "fieldnote: /nonexistent/mage-006: the original evidence is not there" in run.stderr
+    assert "fieldnote: /nonexistent/mage-003: the original evidence is not there" in run.stderr
 
 
 @needs_seed

@@ -86,7 +86,7 @@ class Archive:
     def tables(self) -> list[str]:
         prefix = f"{self.namespace}/bundle/evidence/"
         return sorted(n[len(prefix):-len(".parquet")] for n in self.files
-                      if n.startswith(prefix) and n.endswith(".parquet"))
+                      if n.startswith(prefix) and n.endswith(".parquet") and "/" not in n[len(prefix):])
 
     def resolved(self) -> dict:
         return json.loads(self.bundle_file("config.resolved.json"))

@@ -40,7 +40,7 @@ def manifest(folder: Path) -> str:
 
 
 def assemble(dest: Path, tables: dict[str, str], hash_files: list[str], resolved: dict, note: str,
-             environment: str, figures: str, samples: int | None = None) -> None:
+             environment: str, figures: str, samples: int | None = None, history: dict | None = None) -> None:
     """Write the bundle beside `dest`, validate it as a reader would load it, then rename it into place."""
     dest = Path(dest)
     staging = dest.with_name(f".{dest.name}.partial")
@@ -52,6 +52,9 @@ def assemble(dest: Path, tables: dict[str, str], hash_files: list[str], resolved
     if hash_files:
         write_table(evidence / "inputs.parquet", input_table(hash_files))
     shutil.copy(environment, evidence / "environment.json")
+    for name, path in (history or {}).items():  # other namespaces' tables the note used: evidence/history/
+        (evidence / name).parent.mkdir(exist_ok=True)
+        shutil.copy(path, evidence / name)
     shutil.copy(note, staging / "note.md")
     shutil.copytree(figures, staging / "figures")
     write_json(staging / "config.resolved.json", resolved)

@@ -32,6 +32,8 @@ class Namespace:
     timing: dict[str, int]
     capture: dict
     evidence: dict | None = None
+    progression: dict | None = None
+    drift: dict | None = None
     replay: str | None = None
 
     @property
@@ -138,9 +140,19 @@ def resolve(name: str, path: Path, defaults: dict) -> Namespace:
         timing={**defaults["timing"], **data.get("timing", {})},
         capture={**defaults["capture"], **data.get("capture", {})},
         evidence=data.get("evidence"),
+        progression=data.get("progression"),
+        drift=data.get("drift"),
     )
 
 
 def load_namespaces(config_dir: Path, defaults: dict) -> dict[str, Namespace]:
-    """Every config/namespaces/*.yaml, resolved; the file name (without .yaml) is the namespace."""
-    return {p.stem: resolve(p.stem, p, defaults) for p in sorted((config_dir / "namespaces").glob("*.yaml"))}
+    """Every config/namespaces/*.yaml, resolved; the file name (without .yaml) is the namespace. Namespaces
+    named by a progression or drift baseline must exist."""
+    found = {p.stem: resolve(p.stem, p, defaults) for p in sorted((config_dir / "namespaces").glob("*.yaml"))}
+    for ns in found.values():
+        named = [("progression.namespaces", n) for n in (ns.progression or {}).get("namespaces", [])]
+        named += [("drift.baseline", ns.drift["baseline"])] if ns.drift else []
+        for key, other in named:
+            if other not in found:
+                raise PipelineError(f"{ns.file}: key '{key}': unknown namespace '{other}'")
+    return found

@@ -83,7 +83,10 @@ def markdown(frame: pd.DataFrame) -> str:
     return "\n".join([header, rule, *rows])
 
 
-def render(namespace: str, description: str, environment: dict, tables: dict[str, pd.DataFrame]) -> str:
+def render(namespace: str, description: str, environment: dict, tables: dict[str, pd.DataFrame],
+           history: dict | None = None) -> str:
+    """`history`: optional cross-namespace views, {"progression": (summaries, changes), "drift": (baseline name,
+    (summary, kernels) of the baseline)}."""
     summary = tables["summary"]
     spans = tables["spans"]
     eager = spans[spans["mode"] == "eager"]
@@ -102,6 +105,7 @@ def render(namespace: str, description: str, environment: dict, tables: dict[str
         markdown(by_implementation(summary, "launches", fmt=lambda v: "" if pd.isna(v) else str(int(v)))),
         f"## Resources the capture reports for the {mine} kernels", markdown(resources(tables["kernels"])),
     ]
+    sections += history_sections(namespace, tables, history or {})
     if "resources" in tables:
         sections += ["## The hand-written kernels as ptxas built them", markdown(ptxas(tables["resources"]))]
     if "census" in tables:
@@ -114,3 +118,26 @@ def render(namespace: str, description: str, environment: dict, tables: dict[str
                      f"(rtol = {checks['rtol'].max():g}, atol = {checks['atol'].max():g}); largest absolute error "
                      f"{checks['max_abs_error'].max():.3g}."]
     return "\n\n".join(s for s in sections if s) + "\n"
+
+
+def history_sections(namespace: str, tables: dict, history: dict) -> list[str]:
+    from . import history as views
+
+    sections = []
+    if "progression" in history:
+        summaries, changes = history["progression"]
+        sections += ["## How each kernel reached its time",
+                     "GPU kernel time of the hand-written kernel at each stage, each value read from that stage's "
+                     "own namespace; the factor is that step's speed-up.",
+                     markdown(views.progression(summaries, changes))]
+    if "drift" in history:
+        baseline, evidence = history["drift"]
+        table = views.drift(evidence, (tables["summary"], tables["kernels"]))
+        if not table.empty:
+            bound = table["movement_pct"].abs().max()
+            sections += ["## The unchanged operations bound the drift",
+                         f"These operations kept their kernel between `{baseline}` and `{namespace}`; their kernel "
+                         f"time moved by at most {bound:.1f}%, which bounds how much of the rewritten kernels' "
+                         f"movement could be environment drift.",
+                         markdown(views.drift_table(table, baseline, namespace))]
+    return sections

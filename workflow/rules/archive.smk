@@ -19,6 +19,7 @@ if REPLAY:
     rule replay_unpack:
         output:
             tables=expand("work/{ns}/replay/{table}.parquet", ns=REPLAY.namespace, table=REPLAY.tables()),
+            history=list(history_files(REPLAY.namespace).values()),
             environment=f"work/{REPLAY.namespace}/replay/environment.json",
         input:
             archive=config["replay"],

@@ -15,9 +15,11 @@ rule bundle:
         figures="work/{ns}/figures",
         environment=lambda w: environment_file(w.ns),
         hashes=all_input_hashes,
+        history=lambda w: list(history_files(w.ns).values()),
         code=module("bundle", "evidence"),
     params:
         tables=lambda w: list(bundle_tables(w.ns)),
+        history=lambda w: list(history_files(w.ns)),
         resolved=lambda w: ns_of(w).to_dict(),
         samples=lambda w: None if ns_of(w).imported else ns_of(w).timing["rounds"] * ns_of(w).timing["iterations"],
     script:

@@ -90,3 +90,19 @@ def bundle_tables(ns):
     else:
         names = measured + (("counters",) if NAMESPACES[ns].capture["ncu"] else ())
     return {name: evidence_table(ns, name) for name in names}
+
+
+def history_files(ns):
+    """Other namespaces' tables this namespace's note and figures draw on, by their name inside the bundle
+    (evidence/history/...). A replay reads them from the archive, so it never needs those namespaces."""
+    n = NAMESPACES[ns]
+    names = {}
+    for other in (n.progression or {}).get("namespaces", []):
+        names[f"history/{other}.summary.parquet"] = f"work/{other}/summary.parquet"
+    if n.drift:
+        base = n.drift["baseline"]
+        names[f"history/{base}.summary.parquet"] = f"work/{base}/summary.parquet"
+        names[f"history/{base}.kernels.parquet"] = evidence_table(base, "kernels")
+    if n.replay:
+        return {name: f"work/{ns}/replay/{name}" for name in names}
+    return names

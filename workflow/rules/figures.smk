@@ -7,6 +7,9 @@ rule figures:
                category="Figures", subcategory="{ns}"),
     input:
         summary="work/{ns}/summary.parquet",
+        progression=lambda w: history_inputs(w.ns).get("progression", []),
         code=module("figures"),
+    params:
+        progression=lambda w: (ns_of(w).progression or {}).get("namespaces", []),
     script:
         "../scripts/figures.py"

@@ -2,13 +2,18 @@ from pathlib import Path
 
 import pandas as pd
 
-from fieldnote.figures import draw_all
+from fieldnote import figures
 from fieldnote.script import entry
 
 
 @entry
 def main(snakemake):
-    draw_all(pd.read_parquet(snakemake.input.summary), snakemake.wildcards.ns, Path(snakemake.output[0]))
+    folder = Path(snakemake.output[0])
+    figures.draw_all(pd.read_parquet(snakemake.input.summary), snakemake.wildcards.ns, folder)
+    if snakemake.params.progression:
+        summaries = {ns: pd.read_parquet(path) for ns, path in zip(snakemake.params.progression,
+                                                                    snakemake.input.progression, strict=True)}
+        figures.save(figures.progression(figures.stage_rows(summaries)), folder, "progression")
 
 
 main(snakemake)  # noqa: F821

@@ -7,12 +7,25 @@ from fieldnote.io import write_bytes
 from fieldnote.script import entry
 
 
+def history(snakemake) -> dict:
+    i, p = snakemake.input, snakemake.params
+    views = {}
+    if p.progression:
+        summaries = {ns: pd.read_parquet(path) for ns, path in zip(p.progression["namespaces"], i.progression,
+                                                                    strict=True)}
+        views["progression"] = (summaries, p.progression.get("changes", {}))
+    if p.drift:
+        summary, kernels = (pd.read_parquet(path) for path in i.drift)
+        views["drift"] = (p.drift["baseline"], (summary, kernels))
+    return views
+
+
 @entry
 def main(snakemake):
     i = snakemake.input
     tables = {name: pd.read_parquet(i[name]) for name in snakemake.params.tables}
     environment = json.loads(open(i.environment).read())
-    text = note.render(snakemake.wildcards.ns, snakemake.params.description, environment, tables)
+    text = note.render(snakemake.wildcards.ns, snakemake.params.description, environment, tables, history(snakemake))
     write_bytes(snakemake.output[0], text.encode())
 
 

@@ -11,6 +11,8 @@ def main(snakemake):
     archive.verify()
     for path in snakemake.output.tables:
         write_bytes(path, archive.bundle_file(f"evidence/{Path(path).name}"))
+    for path in snakemake.output.history:
+        write_bytes(path, archive.bundle_file(f"evidence/history/{Path(path).name}"))
     write_bytes(snakemake.output.environment, archive.bundle_file("evidence/environment.json"))
 
 

@@ -1,0 +1,52 @@
+"""Views across namespaces: the stage progression of the hand-written kernels, and the drift bound that the
+operations whose kernel did not change put on everything else."""
+from __future__ import annotations
+
+import pandas as pd
+
+from .note import HAND_WRITTEN, OPS, us
+
+
+def hand_written_times(summary: pd.DataFrame) -> pd.Series:
+    """Kernel time of the hand-written implementation per op."""
+    mine = summary[summary["implementation"].isin(HAND_WRITTEN)]
+    return mine.set_index("op")["kernel_us"]
+
+
+def progression(summaries: dict[str, pd.DataFrame], changes: dict[str, str], ops=("matmul", "layernorm")):
+    """One row per stage: each op's kernel time read from that stage's own namespace, the speed-up factor
+    from the stage before, and what changed."""
+    rows, previous = [], None
+    for namespace, summary in summaries.items():
+        times = hand_written_times(summary)
+        row = {"Stage": f"`{namespace}`"}
+        for op in ops:
+            factor = "" if previous is None else f" (×{previous[op] / times[op]:.2f})"
+            row[f"{OPS[op]} (µs)"] = us(times[op]) + factor
+        row["What changed at this stage"] = changes.get(namespace, "")
+        rows.append(row)
+        previous = times
+    return pd.DataFrame(rows)
+
+
+def kernel_names(kernels: pd.DataFrame) -> pd.Series:
+    """The hand-written kernels each op launched (sorted names, one string per op)."""
+    mine = kernels[kernels["implementation"].isin(HAND_WRITTEN)]
+    return mine.groupby("op")["kernel"].agg(lambda names: " + ".join(sorted(set(names))))
+
+
+def drift(baseline: tuple[pd.DataFrame, pd.DataFrame], current: tuple[pd.DataFrame, pd.DataFrame]) -> pd.DataFrame:
+    """For each op whose hand-written kernel is the same in both namespaces: its kernel time in each and the
+    movement between them. Arguments are (summary, kernels) of the baseline and of this namespace."""
+    same = kernel_names(baseline[1]).eq(kernel_names(current[1]).reindex(kernel_names(baseline[1]).index))
+    before, after = hand_written_times(baseline[0]), hand_written_times(current[0])
+    rows = [{"op": op, "baseline_us": before[op], "current_us": after[op],
+             "movement_pct": (after[op] - before[op]) / before[op] * 100}
+            for op in OPS if op in same.index and same[op]]
+    return pd.DataFrame(rows, columns=["op", "baseline_us", "current_us", "movement_pct"])
+
+
+def drift_table(table: pd.DataFrame, baseline: str, current: str) -> pd.DataFrame:
+    return pd.DataFrame({"Operation": table["op"].map(OPS), f"`{baseline}` (µs)": table["baseline_us"].map(us),
+                         f"`{current}` (µs)": table["current_us"].map(us),
+                         "Movement": table["movement_pct"].map(lambda v: f"{v:+.1f}%")})
