@@ -29,17 +29,21 @@ def pytest_collection_modifyitems(config, items):
             item.add_marker(skip)
 
 
-@pytest.fixture
-def project(tmp_path) -> Path:
+def copy_project(dest: Path) -> Path:
     """A copy of the workflow (no work/, no results/) to run Snakemake in without touching the checkout."""
     for name in PROJECT:
         src = ROOT / name
         if src.is_dir():
-            shutil.copytree(src, tmp_path / name, ignore=shutil.ignore_patterns("__pycache__", "*.egg-info"))
+            shutil.copytree(src, dest / name, ignore=shutil.ignore_patterns("__pycache__", "*.egg-info"))
         else:
-            shutil.copy(src, tmp_path / name)
-    (tmp_path / "results").mkdir()
-    return tmp_path
+            shutil.copy(src, dest / name)
+    (dest / "results").mkdir()
+    return dest
+
+
+@pytest.fixture
+def project(tmp_path) -> Path:
+    return copy_project(tmp_path)
 
 
 def snakemake(project: Path, *args: str, timeout: int = 900) -> subprocess.CompletedProcess:
