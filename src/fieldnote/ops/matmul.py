@@ -10,6 +10,10 @@ def make_inputs(rng, s):
     return {"a": normal(rng, s["m"], s["k"]), "b": normal(rng, s["k"], s["n"])}
 
 
+def tile_16x16_grid(s):
+    return (cdiv(s["n"], 16), cdiv(s["m"], 16), 1)
+
+
 def tile_64x64_grid(s):
     return (cdiv(s["n"], 64), cdiv(s["m"], 64), 1)
 
@@ -18,6 +22,11 @@ def abc_mnk(t, s):
     return (t["a"], t["b"], t["out"], i32(s["m"]), i32(s["n"]), i32(s["k"]))
 
 
+TILED_16X16 = LaunchContract(entry="matmul_tiled_16x16", block=(16, 16, 1), grid=tile_16x16_grid, args=abc_mnk)
+REGTILE_64X64_K32 = LaunchContract(entry="matmul_regtile_64x64_k32", block=(256, 1, 1),
+                                   grid=tile_64x64_grid, args=abc_mnk)
+REGTILE_64X64_K64_TRANSPOSED = LaunchContract(entry="matmul_regtile_64x64_k64_transposed", block=(256, 1, 1),
+                                              grid=tile_64x64_grid, args=abc_mnk)
 CPASYNC_2BUF_64X64 = LaunchContract(entry="matmul_cpasync_2buf_64x64", block=(256, 1, 1),
                                     grid=tile_64x64_grid, args=abc_mnk)
 
@@ -30,6 +39,14 @@ OP = Op(
     triton_args=("a", "b"),
     small_shapes=({"m": 17, "n": 19, "k": 23}, {"m": 1, "n": 1, "k": 1}),
     cuda_variants={v.name: v for v in [
+        CudaVariant("matmul_tiled_16x16", "matmul", TILED_16X16,
+                    "16x16 shared tiles of A and B, one output per thread, K step 16"),
+        CudaVariant("matmul_regtile_64x64_k32", "matmul", REGTILE_64X64_K32,
+                    "64x64 block tile, 4x4 outputs per thread, 128-bit global loads, K step 32, "
+                    "one shared buffer per operand"),
+        CudaVariant("matmul_regtile_64x64_k64_transposed", "matmul", REGTILE_64X64_K64_TRANSPOSED,
+                    "as matmul_regtile_64x64_k32 plus 128-bit shared reads, A tile stored transposed "
+                    "(row stride 68), K step 64 (33792 B shared)"),
         CudaVariant("matmul_cpasync_2buf_64x64", "matmul", CPASYNC_2BUF_64X64,
                     "two shared buffers, next K tile in flight with cp.async (A 4-byte, B 16-byte), "
                     "wait_group(1), K step 32 per buffer, 64x64 tile, 4x4 outputs per thread"),
