@@ -1,7 +1,7 @@
 """Layer normalization over each row: y = (x - mean) / sqrt(var + 1e-5) * weight + bias."""
 import numpy as np
 
-from .base import CudaVariant, EdgeCase, LaunchContract, Op, normal
+from .base import CudaVariant, EdgeCase, LaunchContract, Op, cdiv, normal
 
 i32, f32 = np.int32, np.float32
 EPS = 1e-5
@@ -19,16 +19,51 @@ def constant_rows(rng, s):
     return inputs
 
 
-def at_most_1024_cols(s):
-    return None if s["cols"] <= 1024 else f"holds a row of at most 1024 floats, got cols={s['cols']}"
+def any_cols(s):
+    return None
 
 
-BLOCK_ROW_1PASS = LaunchContract(
-    entry="layernorm_block_row_1pass", block=(128, 1, 1),
-    grid=lambda s: (s["rows"], 1, 1),
-    args=lambda t, s: (t["x"], t["weight"], t["bias"], t["out"], i32(s["rows"]), i32(s["cols"]), f32(EPS)),
-    supports=at_most_1024_cols,
-)
+def at_most_cols(limit):
+    """`supports` of a kernel that holds a whole row (in registers or shared memory) of at most `limit` floats."""
+    def supports(s):
+        return None if s["cols"] <= limit else f"holds a row of at most {limit} floats, got cols={s['cols']}"
+    return supports
+
+
+at_most_1024_cols = at_most_cols(1024)
+
+
+def one_row_per_block(s):
+    return (s["rows"], 1, 1)
+
+
+def rows_per_block(n):
+    """The grid of a kernel whose block takes n rows; the last block may hold fewer."""
+    return lambda s: (cdiv(s["rows"], n), 1, 1)
+
+
+def x_weight_bias_y(t, s):
+    return (t["x"], t["weight"], t["bias"], t["out"], i32(s["rows"]), i32(s["cols"]), f32(EPS))
+
+
+def contract(entry, threads, grid, supports):
+    """Every layernorm kernel takes (x, weight, bias, y, rows, cols, eps) on a 1-D grid of 1-D blocks."""
+    return LaunchContract(entry=entry, block=(threads, 1, 1), grid=grid, args=x_weight_bias_y, supports=supports)
+
+
+BLOCK_ROW_1PASS = contract("layernorm_block_row_1pass", 128, one_row_per_block, at_most_1024_cols)
+# The stage kernels of mage-001, -002 and -003 read the row from global memory in every pass: any width.
+BLOCK256_3PASS = contract("layernorm_block256_3pass", 256, one_row_per_block, any_cols)
+WARP_ROW_QUADS = contract("layernorm_warp_row_quads", 256, rows_per_block(8), any_cols)
+TWO_WARP_ROW_SHARED = contract("layernorm_2warp_row_shared", 256, rows_per_block(4), any_cols)
+# The attempts measured at mage-006 and not adopted. Those that hold 768 columns in registers read the columns
+# past 768 twice, so they take any width; the two that hold the whole row stop at 1024, as mage-006 does.
+BLOCK96_RSQRT_RN = contract("layernorm_block96_rsqrt_rn", 96, one_row_per_block, any_cols)
+BLOCK192_ONE_QUAD = contract("layernorm_block192_one_quad", 192, one_row_per_block, any_cols)
+FOUR_WARP_ROW_UNEVEN = contract("layernorm_4warp_row_uneven", 256, rows_per_block(2), at_most_1024_cols)
+TWO_WARP_ROW_STAGED_SHARED = contract("layernorm_2warp_row_staged_shared", 256, rows_per_block(4),
+                                      at_most_1024_cols)
+TWO_WARP_ROW_REGISTERS = contract("layernorm_2warp_row_registers", 256, rows_per_block(4), any_cols)
 
 OP = Op(
     name="layernorm",
@@ -43,5 +78,29 @@ OP = Op(
         CudaVariant("layernorm_block_row_1pass", "layernorm", BLOCK_ROW_1PASS,
                     "one 128-thread block per row, a quad per thread plus a masked tail quad, single pass, "
                     "warp shuffles then 8 floats of shared behind one barrier, approximate rsqrt"),
+        CudaVariant("layernorm_block256_3pass", "layernorm", BLOCK256_3PASS,
+                    "one 256-thread block per row, three passes over x (mean, variance, normalize), scalar loads, "
+                    "two tree reductions in shared memory"),
+        CudaVariant("layernorm_warp_row_quads", "layernorm", WARP_ROW_QUADS,
+                    "one warp per row (8 rows per 256-thread block), 128-bit quads, sum and sum of squares in one "
+                    "pass, shuffle reductions, a second pass over x for the output"),
+        CudaVariant("layernorm_2warp_row_shared", "layernorm", TWO_WARP_ROW_SHARED,
+                    "two warps per row (4 rows per 256-thread block), 128-bit quads, two passes over x, the two "
+                    "warps exchange partial sums once through shared memory behind a single barrier"),
+        CudaVariant("layernorm_block96_rsqrt_rn", "layernorm", BLOCK96_RSQRT_RN,
+                    "the mage-006 kernel with one 96-thread block per row (two quads a thread hold 768 columns) "
+                    "and 1/sqrt rounded to nearest instead of the approximate rsqrt"),
+        CudaVariant("layernorm_block192_one_quad", "layernorm", BLOCK192_ONE_QUAD,
+                    "one 192-thread block per row, each thread holding one quad (768 = 192 x 4), single pass, "
+                    "six warps meet in 12 floats of shared behind one barrier"),
+        CudaVariant("layernorm_4warp_row_uneven", "layernorm", FOUR_WARP_ROW_UNEVEN,
+                    "four warps per row (2 rows per 256-thread block) on an uneven split of the row's quads "
+                    "(at 768 columns threads 0-63 hold two, 64-127 one), single pass from registers"),
+        CudaVariant("layernorm_2warp_row_staged_shared", "layernorm", TWO_WARP_ROW_STAGED_SHARED,
+                    "the two-warp split of mage-003 with the row staged in shared memory (4 KiB a row), so x is "
+                    "read from global memory once"),
+        CudaVariant("layernorm_2warp_row_registers", "layernorm", TWO_WARP_ROW_REGISTERS,
+                    "the two-warp split of mage-003 with the row held in registers (three quads a thread at 768 "
+                    "columns), so x is read from global memory once"),
     ]},
 )
