@@ -70,18 +70,24 @@ def test_full_inputs_on_disk_are_the_ones_checked(tmp_path):
     assert inputs.sha256(cases[0].inputs["a"]).startswith("14bd2864")
 
 
+def staged(tmp_path, op, shape, variant_name):
+    """Inputs written and the variant's cubin built, as the pipeline's workload expects them on disk."""
+    npz = tmp_path / "in.npz"
+    inputs.write(op, shape, SEED, npz, tmp_path / "in.json")
+    variant = OPS[op].variant(variant_name)
+    cubin = tmp_path / f"{variant_name}.cubin"
+    cubin.write_bytes(cubin_of(variant.source, variant.contract.entry))
+    return npz, cubin
+
+
 def test_spans_and_graph_replay_of_every_implementation(tmp_path):
     """Event spans and graph replay run for torch, Triton and a cuda.core launch, and replay leaves the
     output correct (the cuda.core launch follows torch onto the capture stream)."""
     from fieldnote import gpu, timing, workload
 
     shape = {"rows": 64, "cols": 768}
-    npz = tmp_path / "in.npz"
-    inputs.write("layernorm", shape, SEED, npz, tmp_path / "in.json")
-    variant = OPS["layernorm"].variant("layernorm_block_row_1pass")
-    cubin = tmp_path / "ln.cubin"
-    cubin.write_bytes(cubin_of(variant.source, variant.contract.entry))
-    calls = {impl: workload.prepare("layernorm", impl, npz, shape, variant.name, cubin)
+    npz, cubin = staged(tmp_path, "layernorm", shape, "layernorm_block_row_1pass")
+    calls = {impl: workload.prepare("layernorm", impl, npz, shape, "layernorm_block_row_1pass", cubin)
              for impl in ("torch", "triton", "cuda")}
     eager, states = timing.spans(calls, 2, 10, 2, timing.EventClock(), gpu.State())
     graph = timing.graph_spans(calls, 2, 10, 2, replays=3, state=gpu.State())
@@ -103,12 +109,8 @@ def test_capture_backends_see_every_launch_of_one_session(tmp_path, backend):
     if not module.available():
         pytest.skip(f"{backend} not available here")
     shape = {"rows": 256, "cols": 768}
-    npz = tmp_path / "in.npz"
-    inputs.write("gelu", shape, SEED, npz, tmp_path / "in.json")
-    variant = OPS["gelu"].variant("gelu_bias_tanh")
-    cubin = tmp_path / "gelu.cubin"
-    cubin.write_bytes(cubin_of(variant.source, variant.contract.entry))
-    job = capture.Job("gelu", ("torch", "cuda"), str(npz), shape, variant.name, str(cubin), iterations=20,
+    npz, cubin = staged(tmp_path, "gelu", shape, "gelu_bias_tanh")
+    job = capture.Job("gelu", ("torch", "cuda"), str(npz), shape, "gelu_bias_tanh", str(cubin), iterations=20,
                       warmup=3, repeats=2)
     kernels = module.capture(job, tmp_path).assign(op="gelu", backend=backend)
     summary = summarize(kernels).set_index(["implementation", "capture"])
