@@ -103,3 +103,23 @@ def test_loading_a_bundle_names_the_failing_table_and_row(tmp_path):
     spans = pd.DataFrame({"op": ["gelu"] * 299, "implementation": ["cuda"] * 299, "mode": ["eager"] * 299})
     with pytest.raises(PipelineError, match="spans: row 0 \\(op=gelu, implementation=cuda\\): not 300 eager samples"):
         validate_tables({"spans": spans}, 300)
+
+
+@pytest.mark.skipif(not (SEED_EVIDENCE / "mage-006").exists(), reason="../shared/seed-evidence absent")
+def test_an_archived_namespace_is_rebuilt_from_its_archive_and_never_measured(project: Path, tmp_path):
+    for other in (project / "config" / "namespaces").glob("original-*.yaml"):
+        other.write_text(other.read_text().replace("../shared/seed-evidence", str(SEED_EVIDENCE)))
+    assert snakemake(project, "--cores", "1", "results/original-mage-006.tar.gz").returncode == 0
+    archive = tmp_path / "original-mage-006.tar.gz"
+    archive.write_bytes((project / "results" / "original-mage-006.tar.gz").read_bytes())
+    published = (project / "results" / "original-mage-006" / "evidence" / "MANIFEST.sha256").read_text()
+    path = project / "config" / "namespaces" / "original-mage-006.yaml"
+    path.write_text(path.read_text() + f"archived: {archive}\n")
+    shutil.rmtree(project / "results" / "original-mage-006")
+    rebuilt = snakemake(project, "--cores", "1", "results/original-mage-006")
+    assert rebuilt.returncode == 0, rebuilt.stderr
+    assert (project / "results" / "original-mage-006" / "evidence" / "MANIFEST.sha256").read_text() == published
+    refused = snakemake(project, "--cores", "1", "work/original-mage-006/time/matmul/spans.parquet")
+    assert refused.returncode != 0 and "Traceback" not in refused.stderr
+    assert "fieldnote: namespace original-mage-006 is archived" in refused.stderr
+    assert not (project / "work" / "original-mage-006" / "time").exists()

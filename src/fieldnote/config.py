@@ -35,6 +35,7 @@ class Namespace:
     progression: dict | None = None
     drift: dict | None = None
     replay: str | None = None
+    archived: str | None = None
 
     @property
     def imported(self) -> bool:
@@ -55,12 +56,13 @@ class Namespace:
         return resolve_backends(self.capture["backends"])
 
     def to_dict(self) -> dict:
-        return {k: v for k, v in asdict(self).items() if k != "replay"}
+        return {k: v for k, v in asdict(self).items() if k not in ("replay", "archived")}
 
     @classmethod
-    def from_dict(cls, data: dict, replay: str | None = None) -> Namespace:
+    def from_dict(cls, data: dict, replay: str | None = None, archived: str | None = None) -> Namespace:
         """A namespace as an archive's config.resolved.json recorded it (replay needs no config file)."""
-        return cls(**{**data, "implementations": tuple(data["implementations"]), "replay": replay})
+        return cls(**{**data, "implementations": tuple(data["implementations"]), "replay": replay,
+                      "archived": archived})
 
 
 def _schema(name: str) -> dict:
@@ -142,6 +144,7 @@ def resolve(name: str, path: Path, defaults: dict) -> Namespace:
         evidence=data.get("evidence"),
         progression=data.get("progression"),
         drift=data.get("drift"),
+        archived=data.get("archived"),
     )
 
 

@@ -14,15 +14,38 @@ rule archive:
         "../scripts/archive.py"
 
 
-if REPLAY:
+for _ns, _archive in ARCHIVES.items():
 
-    rule replay_unpack:
+    rule:
+        name:
+            f"replay_unpack_{_ns.replace('-', '_').replace('.', '_')}"
         output:
-            tables=expand("work/{ns}/replay/{table}.parquet", ns=REPLAY.namespace, table=REPLAY.tables()),
-            history=list(history_files(REPLAY.namespace).values()),
-            environment=f"work/{REPLAY.namespace}/replay/environment.json",
+            tables=expand("work/{ns}/replay/{table}.parquet", ns=_ns, table=_archive.tables()),
+            history=list(history_files(_ns).values()),
+            environment=f"work/{_ns}/replay/environment.json",
         input:
-            archive=config["replay"],
+            archive=_archive.path,
             code=module("archive"),
         script:
             "../scripts/replay_unpack.py"
+
+
+ARCHIVED = [ns for ns, n in NAMESPACES.items() if n.archived]
+if ARCHIVED:
+
+    rule refuse_archived:
+        """An archived namespace is never measured again: asking for a measurement of it stops here."""
+        output:
+            "work/{ns}/{measurement}",
+        wildcard_constraints:
+            ns="|".join(ARCHIVED),
+            measurement="(check/gpu|time|capture)/.+",
+        params:
+            archived=lambda w: NAMESPACES[w.ns].archived,
+        script:
+            "../scripts/refuse_archived.py"
+
+    ruleorder: refuse_archived > check_gpu
+    ruleorder: refuse_archived > time
+    ruleorder: refuse_archived > capture
+    ruleorder: refuse_archived > capture_counters

@@ -17,10 +17,18 @@ from fieldnote.ops import OPS
 try:
     validate(config, "config.schema.yaml", Path("config/config.yaml"))
     NAMESPACES = load_namespaces(Path("config"), config)
-    REPLAY = Archive(config["replay"]) if config.get("replay") else None
-    if REPLAY:  # the archive's own resolved namespace, checked against its manifest before any job
-        REPLAY.verify()
-        NAMESPACES[REPLAY.namespace] = Namespace.from_dict(REPLAY.resolved(), replay=config["replay"])
+    # Namespaces whose evidence comes from an archive: the one `--config replay=PATH` names, and every
+    # namespace marked `archived: PATH`. Each archive is checked against its manifest before any job, and the
+    # namespace becomes the one the archive recorded.
+    ARCHIVES = {}
+    for path in [n.archived for n in NAMESPACES.values() if n.archived] + [config.get("replay")]:
+        if path:
+            archive = Archive(path)
+            archive.verify()
+            ARCHIVES[archive.namespace] = archive
+            archived = NAMESPACES.get(archive.namespace)
+            NAMESPACES[archive.namespace] = Namespace.from_dict(
+                archive.resolved(), replay=path, archived=archived.archived if archived else None)
 except PipelineError as error:
     sys.exit(f"fieldnote: {error}")
 
@@ -84,7 +92,7 @@ def bundle_tables(ns):
     measured = ("checks", "resources", "census", "spans", "gpu_state", "kernels", "capture_summary", "summary")
     imported = (*IMPORTED_TABLES, "capture_summary", "summary")
     if NAMESPACES[ns].replay:
-        names = REPLAY.tables()
+        names = ARCHIVES[ns].tables()
     elif NAMESPACES[ns].imported:
         names = imported
     else:

@@ -14,7 +14,7 @@ rule summary:
 
 def note_tables(ns):
     """The tables the note draws on: the build's resources and census only where the namespace has them."""
-    built = not NAMESPACES[ns].imported and (not NAMESPACES[ns].replay or "census" in REPLAY.tables())
+    built = not NAMESPACES[ns].imported and (not NAMESPACES[ns].replay or "census" in ARCHIVES[ns].tables())
     return ("summary", "spans", "kernels", "checks") + (("resources", "census") if built else ())
 
 
