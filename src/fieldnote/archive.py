@@ -16,6 +16,7 @@ from pathlib import Path
 
 from .bundle import bundle_files
 from .errors import PipelineError
+from .evidence import parse_manifest
 from .io import write_bytes
 
 SOURCES = ("Snakefile", "pyproject.toml", "config", "workflow", "kernels", "src/fieldnote", "envs", "profiles")
@@ -69,11 +70,7 @@ class Archive:
 
     def verify(self) -> None:
         """Every file the manifest names is there with its SHA-256, and nothing else is in the bundle."""
-        manifest = self.bundle_file("evidence/MANIFEST.sha256").decode()
-        listed = {}
-        for line in manifest.splitlines():
-            digest, name = line.split("  ", 1)
-            listed[name] = digest
+        listed = parse_manifest(self.bundle_file("evidence/MANIFEST.sha256").decode())
         prefix = f"{self.namespace}/bundle/"
         present = {n[len(prefix):] for n in self.files if n.startswith(prefix)} - {"evidence/MANIFEST.sha256"}
         if present != set(listed):

@@ -10,12 +10,16 @@ import pandas as pd
 from .errors import PipelineError
 
 
+def parse_manifest(text: str) -> dict[str, str]:
+    """MANIFEST.sha256 (sha256sum format) as {relative path: digest}."""
+    return {name: digest for digest, name in (line.split("  ", 1) for line in text.splitlines())}
+
+
 def verify_manifest(bundle: Path) -> None:
     path = bundle / "evidence" / "MANIFEST.sha256"
     if not path.exists():
         raise PipelineError(f"{bundle}: no evidence/MANIFEST.sha256")
-    for line in path.read_text().splitlines():
-        digest, name = line.split("  ", 1)
+    for name, digest in parse_manifest(path.read_text()).items():
         target = bundle / name
         if not target.exists() or hashlib.sha256(target.read_bytes()).hexdigest() != digest:
             raise PipelineError(f"{bundle}: {name} does not match MANIFEST.sha256")

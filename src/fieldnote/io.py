@@ -38,7 +38,3 @@ def write_json(path, obj) -> None:
 def write_table(path, frame: pd.DataFrame) -> None:
     with atomic_path(path) as tmp:
         frame.to_parquet(tmp, index=False)
-
-
-def read_table(path) -> pd.DataFrame:
-    return pd.read_parquet(path)
