@@ -87,10 +87,33 @@ def test_h200_measurement_table_joins_spans_kernels_and_launch_shapes():
 def test_label_splits_one_session_into_implementations_and_captures():
     from fieldnote.capture import Job, label
 
-    job = Job("gelu", ("torch", "cuda"), "x.npz", {}, None, None, iterations=2, warmup=0, repeats=2)
+    subjects = {"torch": {"implementation": "torch", "variant": None, "cubin": None},
+                "cuda": {"implementation": "cuda", "variant": "gelu_bias_tanh", "cubin": "g.cubin"}}
+    job = Job("gelu", subjects, "x.npz", {}, iterations=2, warmup=0, repeats=2)
     kernels = pd.DataFrame({"range": ["gelu:torch"] * 4 + ["gelu:cuda"] * 4 + [None],
                             "iteration": pd.array([0, 1, 2, 3] * 2 + [None], dtype="Int64")})
     out = label(kernels, job)
     assert list(out["implementation"][:8]) == ["torch"] * 4 + ["cuda"] * 4 and pd.isna(out["implementation"][8])
     assert list(out["capture"][:4]) == [0, 0, 1, 1] and list(out["iteration"][:4]) == [0, 1, 0, 1]
     assert in_ranges(out.assign(op="gelu").dropna(subset=["implementation"])).shape[0] == 8
+
+
+def test_a_capture_outside_the_band_of_the_others_is_labelled_under_load_and_kept():
+    from fieldnote.measurements import control_band
+
+    captures = pd.DataFrame({"op": "matmul", "implementation": ["triton"] * 4 + ["cuda"] * 3, "backend": "nsys",
+                             "capture": [0, 1, 2, 3, 0, 1, 2], "launches_per_iteration": 1,
+                             "kernel_us_per_iteration": [79.8, 80.2, 100.8, 81.0, 75.0, 75.2, 74.9]})
+    band = control_band(captures, margin=0.05).set_index(["implementation", "capture"])
+    assert band["under_load"].tolist() == [False, False, True, False, False, False, False]
+    assert (band.loc[("triton", 2), "band_min_us"], band.loc[("triton", 2), "band_max_us"]) == (79.8, 81.0)
+    assert not band.loc[("triton", 0), "under_load"]  # 79.8 against 80.2-100.8: inside
+    assert len(band) == len(captures)
+
+
+def test_h200_captures_carry_a_band():
+    from fieldnote.measurements import control_band
+
+    band = control_band(h200_summary(), margin=0.05)
+    assert band["band_min_us"].isna().all()  # one capture per implementation there: no band to leave
+    assert not band["under_load"].any()

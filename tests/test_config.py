@@ -74,3 +74,21 @@ def test_bad_namespace_stops_snakemake_before_any_job(project: Path):
     assert "Traceback" not in run.stderr + run.stdout
     assert (project / "results" / "mage-006" / "kept.txt").read_text() == "earlier evidence"
     assert not (project / "work").exists()
+
+
+def test_attempts_add_their_variants_and_what_they_are_compared_with():
+    ns = load_namespaces(ROOT / "config", DEFAULTS)["mage-006"]
+    subjects = ns.subjects("layernorm")
+    assert list(subjects)[:3] == ["torch", "triton", "cuda"]
+    assert subjects["cuda"] == {"implementation": "cuda", "variant": "layernorm_block_row_1pass"}
+    assert subjects["layernorm_2warp_row_shared"] == {"implementation": "cuda", "variant": "layernorm_2warp_row_shared"}
+    assert len(subjects) == 3 + 5 + 1 and list(ns.subjects("matmul")) == ["torch", "triton", "cuda"]
+
+
+def test_an_attempt_must_be_a_known_variant_compared_with_something_measured(tmp_path):
+    attempt = {"variant": "layernorm_block96_rsqrt_rn", "metric": "kernel", "compared_with": "triton"}
+    assert "key 'attempts.0.variant': unknown variant 'ln_fast'" in bad(
+        tmp_path, attempts=[{**attempt, "variant": "ln_fast"}])
+    assert "key 'attempts.0.compared_with': 'matmul_tiled_16x16' is neither" in bad(
+        tmp_path, attempts=[{**attempt, "compared_with": "matmul_tiled_16x16"}])
+    assert "key 'attempts.0.metric'" in bad(tmp_path, attempts=[{**attempt, "metric": "fast"}])

@@ -110,8 +110,9 @@ def test_capture_backends_see_every_launch_of_one_session(tmp_path, backend):
         pytest.skip(f"{backend} not available here")
     shape = {"rows": 256, "cols": 768}
     npz, cubin = staged(tmp_path, "gelu", shape, "gelu_bias_tanh")
-    job = capture.Job("gelu", ("torch", "cuda"), str(npz), shape, "gelu_bias_tanh", str(cubin), iterations=20,
-                      warmup=3, repeats=2)
+    subjects = {"torch": {"implementation": "torch", "variant": None, "cubin": None},
+                "cuda": {"implementation": "cuda", "variant": "gelu_bias_tanh", "cubin": str(cubin)}}
+    job = capture.Job("gelu", subjects, str(npz), shape, iterations=20, warmup=3, repeats=2)
     kernels = module.capture(job, tmp_path).assign(op="gelu", backend=backend)
     summary = summarize(kernels).set_index(["implementation", "capture"])
     assert summary.loc[("torch", 0), "launches_per_iteration"] == 2  # the add, then the GELU

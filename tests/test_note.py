@@ -41,3 +41,19 @@ def test_every_microsecond_in_the_note_has_two_decimals():
              for cell in re.findall(r"\| ([0-9.]+) (?=\|)", table)]
     assert len(cells) >= 20
     assert all(re.fullmatch(r"\d+\.\d\d", cell) for cell in cells), cells
+
+
+def test_attempts_table_reads_each_value_and_its_comparison_from_one_summary():
+    from fieldnote.measurements import attempts
+
+    names = ["triton", "cuda", "layernorm_block96_rsqrt_rn", "layernorm_4warp_row_uneven", "layernorm_2warp_row_shared"]
+    measured = pd.DataFrame({"op": "layernorm", "implementation": names, "kernel_us": [5.4, 6.2, 6.9, 7.0, 8.0],
+                             "span_mean_us": [20.0, 12.0, 13.0, 13.5, 12.7]})
+    declared = [{"variant": "layernorm_block96_rsqrt_rn", "metric": "kernel", "compared_with": "triton"},
+                {"variant": "layernorm_4warp_row_uneven", "metric": "span",
+                 "compared_with": "layernorm_2warp_row_shared"}]
+    table = attempts(measured, declared)
+    assert table[["value_us", "compared_us"]].values.tolist() == [[6.9, 5.4], [13.5, 12.7]]
+    rows = note.markdown(note.attempts(table)).splitlines()
+    assert "GPU kernel time | 6.90 µs | 5.40 µs for Triton, same run (1.28x)" in rows[2]
+    assert "CUDA-event span (mean) | 13.50 µs | 12.70 µs for `layernorm_2warp_row_shared`, same run (1.06x)" in rows[3]

@@ -34,6 +34,7 @@ class Namespace:
     evidence: dict | None = None
     progression: dict | None = None
     drift: dict | None = None
+    attempts: tuple[dict, ...] = ()
     replay: str | None = None
     archived: str | None = None
 
@@ -51,6 +52,17 @@ class Namespace:
         return {"shape": self.shapes[op], "seed": self.seed, "tolerance": self.tolerance,
                 "variant": self.variants.get(op), "arch": self.arch}
 
+    def subjects(self, op: str) -> dict[str, dict]:
+        """What the GPU stages measure for an op, by name: each implementation, then each attempt's variant and
+        the variant it is compared with (a variant is measured under its own name, as implementation cuda)."""
+        found = {impl: {"implementation": impl, "variant": self.variants.get(op) if impl == "cuda" else None}
+                 for impl in self.implementations}
+        for attempt in self.attempts:
+            for name in (attempt["variant"], attempt["compared_with"]):
+                if name not in found and name in OPS[op].cuda_variants:
+                    found[name] = {"implementation": "cuda", "variant": name}
+        return found
+
     def capture_backends(self) -> list[str]:
         from .capture import resolve as resolve_backends
         return resolve_backends(self.capture["backends"])
@@ -61,7 +73,8 @@ class Namespace:
     @classmethod
     def from_dict(cls, data: dict, replay: str | None = None, archived: str | None = None) -> Namespace:
         """A namespace as an archive's config.resolved.json recorded it (replay needs no config file)."""
-        return cls(**{**data, "implementations": tuple(data["implementations"]), "replay": replay,
+        return cls(**{**data, "implementations": tuple(data["implementations"]),
+                      "attempts": tuple(data.get("attempts", ())), "replay": replay,
                       "archived": archived})
 
 
@@ -116,6 +129,22 @@ def load_defaults(path: Path) -> dict:
     return data
 
 
+def _check_attempts(attempts: tuple[dict, ...], implementations: list[str], path: Path) -> None:
+    """An attempt is a CUDA variant of some op, compared with an implementation or a variant of the same op."""
+    variants = {v: op for op in OPS for v in OPS[op].cuda_variants}
+    for i, attempt in enumerate(attempts):
+        key = f"{path}: key 'attempts.{i}"
+        op = variants.get(attempt["variant"])
+        if op is None:
+            raise PipelineError(f"{key}.variant': unknown variant '{attempt['variant']}'")
+        if "cuda" not in implementations:
+            raise PipelineError(f"{key}': attempts are CUDA variants, and implementation cuda is not listed")
+        other = attempt["compared_with"]
+        if other not in implementations and variants.get(other) != op:
+            raise PipelineError(f"{key}.compared_with': '{other}' is neither an implementation of this namespace "
+                                f"nor a variant of {op}")
+
+
 def resolve(name: str, path: Path, defaults: dict) -> Namespace:
     """Validate one namespace file and merge it over the defaults."""
     data = _read_yaml(path)
@@ -133,6 +162,8 @@ def resolve(name: str, path: Path, defaults: dict) -> Namespace:
         if variant not in OPS[op].cuda_variants:
             known = ", ".join(OPS[op].cuda_variants)
             raise PipelineError(f"{path}: key 'variants.{op}': unknown variant '{variant}' (known: {known})")
+    attempts = tuple(data.get("attempts", ()))
+    _check_attempts(attempts, data["implementations"], path)
     return Namespace(
         name=name, file=str(path), description=data.get("description", "").strip(),
         implementations=tuple(data["implementations"]), variants=dict(variants),
@@ -144,6 +175,7 @@ def resolve(name: str, path: Path, defaults: dict) -> Namespace:
         evidence=data.get("evidence"),
         progression=data.get("progression"),
         drift=data.get("drift"),
+        attempts=attempts,
         archived=data.get("archived"),
     )
 

@@ -51,3 +51,39 @@ def summary(capture_summary: pd.DataFrame, spans: pd.DataFrame, backends=("nsys"
     stats = span_stats(spans)[["op", "implementation", "span_mean_us", "span_median_us"]]
     columns = ["op", "implementation", "kernel_us", "span_mean_us", "span_median_us", "launches", "captures", "backend"]
     return kernel.merge(stats, on=["op", "implementation"], how="outer")[columns]
+
+
+def control_band(capture_summary: pd.DataFrame, margin: float) -> pd.DataFrame:
+    """Each capture against the band (min to max) of the other captures of its (op, implementation, backend):
+    one further than `margin` (a fraction) outside that band ran under load. It is labelled, never dropped.
+    With fewer than two other captures there is no band to be outside of."""
+    out = capture_summary.copy()
+    out["band_min_us"], out["band_max_us"], out["band_margin"] = float("nan"), float("nan"), margin
+    out["under_load"] = False
+    for _, group in out.groupby(["op", "implementation", "backend"], sort=False):
+        values = group["kernel_us_per_iteration"]
+        if len(values) < 3:
+            continue
+        for index, value in values.items():
+            others = values.drop(index)
+            lo, hi = others.min(), others.max()
+            out.loc[index, ["band_min_us", "band_max_us"]] = lo, hi
+            out.loc[index, "under_load"] = bool(value > hi * (1 + margin) or value < lo * (1 - margin))
+    return out
+
+
+METRICS = {"kernel": "kernel_us", "span": "span_mean_us"}
+
+
+def attempts(summary_all: pd.DataFrame, declared: list[dict]) -> pd.DataFrame:
+    """The attempts not adopted: each attempt's value in its metric next to what it was compared with, both
+    read from one run's summary (every subject measured side by side)."""
+    by_name = summary_all.set_index("implementation")
+    rows = []
+    for attempt in declared:
+        column, other = METRICS[attempt["metric"]], attempt["compared_with"]
+        value, compared = by_name.loc[attempt["variant"], column], by_name.loc[other, column]
+        rows.append({"op": by_name.loc[attempt["variant"], "op"], "attempt": attempt["variant"],
+                     "metric": attempt["metric"], "value_us": value, "compared_with": other,
+                     "compared_us": compared, "ratio": value / compared})
+    return pd.DataFrame(rows)

@@ -76,6 +76,44 @@ def ptxas(resources: pd.DataFrame) -> pd.DataFrame:
         "Static shared (bytes)": rows["static_shared_bytes"].astype(str), "Barriers": rows["barriers"].astype(str)})
 
 
+def implementation_name(name: str) -> str:
+    return IMPLEMENTATIONS.get(name, f"`{name}`")
+
+
+def control_band(capture_summary: pd.DataFrame) -> pd.DataFrame:
+    """Per (op, implementation) of the first backend: the band its captures span, and any capture outside the
+    band of the others (the capture_summary's `under_load`), with its value."""
+    first = capture_summary[capture_summary["backend"] == capture_summary["backend"].iloc[0]]
+    rows = []
+    for (op, impl), group in first.groupby(["op", "implementation"], sort=False):
+        values, loaded = group["kernel_us_per_iteration"], group[group["under_load"].astype(bool)]
+        rows.append({"op": op, "Implementation": implementation_name(impl), "Captures": str(len(group)),
+                     "Band (µs)": f"{us(values.min())}–{us(values.max())}",
+                     "Under load": "; ".join(f"capture {int(r.capture)}: {us(r.kernel_us_per_iteration)} outside "
+                                             f"{us(r.band_min_us)}–{us(r.band_max_us)}" for r in loaded.itertuples())
+                     or "none"})
+    rows = ordered(pd.DataFrame(rows))
+    return pd.concat([pd.DataFrame({"Operation": rows.pop("op").map(OPS)}), rows], axis=1)
+
+
+METRICS = {"kernel": "GPU kernel time", "span": "CUDA-event span (mean)"}
+
+
+def attempts(table: pd.DataFrame) -> pd.DataFrame:
+    """The attempts not adopted, each in its metric next to what it was compared with, in the same run."""
+    from .ops import OPS as SPECS
+
+    def design(name):
+        return SPECS[table.loc[table["attempt"] == name, "op"].iloc[0]].cuda_variants[name].design
+
+    return pd.DataFrame({
+        "Attempt": [f"{OPS[op]}: {design(a)} (`{a}`)" for op, a in zip(table["op"], table["attempt"], strict=True)],
+        "Metric": table["metric"].map(METRICS), "Value": table["value_us"].map(us) + " µs",
+        "Compared with": [f"{us(v)} µs for {implementation_name(c)}, same run ({r:.2f}x)"
+                          for c, v, r in zip(table["compared_with"], table["compared_us"], table["ratio"],
+                                             strict=True)]})
+
+
 def markdown(frame: pd.DataFrame) -> str:
     header = "| " + " | ".join(frame.columns) + " |"
     rule = "| " + " | ".join("---" for _ in frame.columns) + " |"
@@ -106,6 +144,18 @@ def render(namespace: str, description: str, environment: dict, tables: dict[str
         f"## Resources the capture reports for the {mine} kernels", markdown(resources(tables["kernels"])),
     ]
     sections += history_sections(namespace, tables, history or {})
+    band = tables.get("capture_summary")
+    if band is not None and "under_load" in band and (band.groupby(["op", "implementation"]).size() > 2).any():
+        margin = f"{band['band_margin'].iloc[0]:.0%}"
+        sections += ["## The control band",
+                     "Every implementation was captured several times in one session, in rotating order. A capture "
+                     f"further than {margin} outside the band of the others ran under load: it is labelled here and "
+                     "kept in the evidence, and the kernel time above is the median of all captures.",
+                     markdown(control_band(band))]
+    if "attempts" in tables:
+        sections += ["## Attempts that were measured and not adopted",
+                     "Each attempt passed the correctness gate and was measured in this run, side by side with what "
+                     "it is compared with, in the metric that decided it.", markdown(attempts(tables["attempts"]))]
     if "resources" in tables:
         sections += ["## The hand-written kernels as ptxas built them", markdown(ptxas(tables["resources"]))]
     if "census" in tables:

@@ -31,9 +31,8 @@ rule resources:
     output:
         "work/{ns}/resources.parquet",
     input:
-        lambda w: [cubin_of(ns_of(w), op).replace(".cubin", ".json") for op in ns_of(w).variants],
-    params:
-        variants=lambda w: ns_of(w).variants,
+        lambda w: [s["cubin"].replace(".cubin", ".json") for op in ns_of(w).ops
+                   for s in subjects_of(ns_of(w), op).values() if s["cubin"]],
     priority: 10
     script:
         "../scripts/collect_reports.py"

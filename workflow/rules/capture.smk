@@ -11,16 +11,16 @@ rule capture:
     output:
         "work/{ns}/capture/{backend}/{op}.parquet",
     input:
-        unpack(lambda w: gpu_workload_inputs(w, ns_of(w).implementations)),
+        unpack(gpu_workload_inputs),
         code=lambda w: capture_code(w.backend),
     params:
         op=lambda w: ns_of(w).op_params(w.op),
         capture=lambda w: ns_of(w).capture,
-        implementations=lambda w: list(ns_of(w).implementations),
+        subjects=lambda w: subjects_of(ns_of(w), w.op),
     wildcard_constraints:
         backend="nsys|cupti",
     resources:
-        gpu=1,
+        gpu=GPU_SLOTS,  # the whole GPU: nothing else runs during a measurement
     script:
         "../scripts/capture.py"
 
@@ -34,10 +34,11 @@ rule capture_counters:
     params:
         op=lambda w: ns_of(w).op_params(w.op),
         capture=lambda w: ns_of(w).capture,
+        subjects=lambda w: subjects_of(ns_of(w), w.op, [w.impl]),
     wildcard_constraints:
         backend="ncu",
     resources:
-        gpu=1,
+        gpu=GPU_SLOTS,  # the whole GPU: nothing else runs during a measurement
     script:
         "../scripts/capture.py"
 
@@ -67,6 +68,8 @@ rule capture_summary:
         "work/{ns}/capture_summary.parquet",
     input:
         kernels=lambda w: evidence_table(w.ns, "kernels"),
-        code=module("capture/summary"),
+        code=module("capture/summary", "measurements"),
+    params:
+        margin=lambda w: ns_of(w).capture["band_margin"],
     script:
         "../scripts/capture_summary.py"

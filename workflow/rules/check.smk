@@ -1,14 +1,22 @@
 # Stage 3, check: the correctness gate. A failed check fails its job, and nothing downstream of it runs.
 
 
+def subject_of(wildcards):
+    """The implementation, variant and cubin behind a checked name (an implementation, or an attempt's variant)."""
+    subjects = subjects_of(ns_of(wildcards), wildcards.op, [wildcards.impl])
+    if wildcards.impl not in subjects:
+        raise ValueError(f"{wildcards.impl} is not measured for {wildcards.op} in namespace {wildcards.ns}")
+    return subjects[wildcards.impl]
+
+
 def check_inputs(wildcards):
-    ns = ns_of(wildcards)
+    ns, subject = ns_of(wildcards), subject_of(wildcards)
     files = input_files(ns, wildcards.op)
     files["code"] = module("check", "implementations", "kernels", "launch", "triton_compat", f"ops/{wildcards.op}")
-    files["kernel"] = (triton_sources(wildcards.op) if wildcards.impl == "triton"
+    files["kernel"] = (triton_sources(wildcards.op) if subject["implementation"] == "triton"
                        else f"kernels/torch/{wildcards.op}.py")
-    if wildcards.impl == "cuda":
-        files["cubin"] = cubin_of(ns, wildcards.op)
+    if subject["cubin"]:
+        files["cubin"] = subject["cubin"]
     return files
 
 
@@ -19,6 +27,7 @@ rule check_cpu:
         unpack(check_inputs),
     params:
         op=lambda w: ns_of(w).op_params(w.op),
+        subject=subject_of,
         device="cpu",
     wildcard_constraints:
         impl="torch|triton",
@@ -54,9 +63,12 @@ rule check_gpu:
         gpu="work/{ns}/gpu.json",
     params:
         op=lambda w: ns_of(w).op_params(w.op),
+        subject=subject_of,
         device="cuda",
+    wildcard_constraints:
+        impl="[A-Za-z0-9_]+",  # an implementation, or the variant of an attempt
     resources:
-        gpu=1,
+        gpu=1,  # one slot: checks may share the GPU with each other, never with a measurement
     script:
         "../scripts/check.py"
 
@@ -65,7 +77,7 @@ def all_checks(wildcards):
     ns = ns_of(wildcards)
     cpu = [i for i in ns.implementations if i in CPU_IMPLEMENTATIONS]
     return (expand("work/{ns}/check/cpu/{op}/{impl}.parquet", ns=ns.name, op=ns.ops, impl=cpu)
-            + expand("work/{ns}/check/gpu/{op}/{impl}.parquet", ns=ns.name, op=ns.ops, impl=ns.implementations))
+            + [f"work/{ns.name}/check/gpu/{op}/{name}.parquet" for op in ns.ops for name in ns.subjects(op)])
 
 
 rule checks:

@@ -32,6 +32,7 @@ try:
 except PipelineError as error:
     sys.exit(f"fieldnote: {error}")
 
+GPU_SLOTS = 4  # the `gpu` resource of profiles/default: a measurement takes all of it, a check one slot
 GPU_IMPLEMENTATIONS = ("torch", "triton", "cuda")
 CPU_IMPLEMENTATIONS = ("torch", "triton")  # cuda kernels need the GPU to run
 
@@ -60,8 +61,14 @@ def input_files(ns, op):
     return {"npz": npz, "hashes": npz.replace(".npz", ".sha256.json")}
 
 
-def cubin_of(ns, op):
-    return f"work/build/{ns.arch}/cuda/{op}/{ns.variants[op]}.cubin"
+def cubin_of(ns, op, variant=None):
+    return f"work/build/{ns.arch}/cuda/{op}/{variant or ns.variants[op]}.cubin"
+
+
+def subjects_of(ns, op, names=None):
+    """The measured subjects of an op (implementations, then attempts' variants), each with the cubin it runs."""
+    return {name: {**s, "cubin": cubin_of(ns, op, s["variant"]) if s["variant"] else None}
+            for name, s in ns.subjects(op).items() if names is None or name in names}
 
 
 def triton_sources(op):
@@ -70,12 +77,13 @@ def triton_sources(op):
 
 
 IMPORTED_TABLES = ("spans", "checks", "kernels")
+DERIVED_TABLES = ("summary", "attempts")  # recomputed from the other tables, in a replay too
 
 
 def evidence_table(ns, name):
-    """Where a namespace's table is: a replayed namespace reads every table but the summary from its archive,
+    """Where a namespace's table is: a replayed namespace reads every table but the derived ones from its archive,
     an imported one reads spans, checks and kernels from the original evidence."""
-    if NAMESPACES[ns].replay and name != "summary":
+    if NAMESPACES[ns].replay and name not in DERIVED_TABLES:
         return f"work/{ns}/replay/{name}.parquet"
     if NAMESPACES[ns].imported and name in IMPORTED_TABLES:
         return f"work/{ns}/original/{name}.parquet"
@@ -96,7 +104,8 @@ def bundle_tables(ns):
     elif NAMESPACES[ns].imported:
         names = imported
     else:
-        names = measured + (("counters",) if NAMESPACES[ns].capture["ncu"] else ())
+        names = (measured + (("counters",) if NAMESPACES[ns].capture["ncu"] else ())
+                 + (("attempts",) if NAMESPACES[ns].attempts else ()))
     return {name: evidence_table(ns, name) for name in names}
 
 

@@ -8,14 +8,27 @@ rule summary:
         capture_summary=lambda w: evidence_table(w.ns, "capture_summary"),
         spans=lambda w: evidence_table(w.ns, "spans"),
         code=module("measurements"),
+    params:
+        implementations=lambda w: list(ns_of(w).implementations),
+        attempts=None,
     script:
         "../scripts/summary.py"
 
 
+use rule summary as attempts with:
+    output:
+        "work/{ns}/attempts.parquet",
+    params:
+        implementations=None,
+        attempts=lambda w: list(ns_of(w).attempts),
+
+
 def note_tables(ns):
     """The tables the note draws on: the build's resources and census only where the namespace has them."""
-    built = not NAMESPACES[ns].imported and (not NAMESPACES[ns].replay or "census" in ARCHIVES[ns].tables())
-    return ("summary", "spans", "kernels", "checks") + (("resources", "census") if built else ())
+    n = NAMESPACES[ns]
+    built = not n.imported and (not n.replay or "census" in ARCHIVES[ns].tables())
+    return (("summary", "spans", "kernels", "checks", "capture_summary") + (("resources", "census") if built else ())
+            + (("attempts",) if n.attempts else ()))
 
 
 def history_inputs(ns):

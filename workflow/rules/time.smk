@@ -2,15 +2,17 @@
 # plus CUDA-graph replay of the same calls. Takes every implementation's passed GPU check as input.
 
 
-def gpu_workload_inputs(wildcards, implementations):
-    """What a GPU measurement of an op depends on: its inputs, its passed checks, kernels and the code."""
+def gpu_workload_inputs(wildcards, names=None):
+    """What a GPU measurement of an op depends on: its inputs, the passed check of every subject it measures,
+    their kernels and the code."""
     ns, op = ns_of(wildcards), wildcards.op
+    subjects = subjects_of(ns, op, names)
     files = input_files(ns, op)
-    files["checks"] = expand("work/{ns}/check/gpu/{op}/{impl}.parquet", ns=ns.name, op=op, impl=implementations)
-    files["kernels"] = [f for impl in implementations if impl != "cuda"
+    files["checks"] = [f"work/{ns.name}/check/gpu/{op}/{name}.parquet" for name in subjects]
+    implementations = {s["implementation"] for s in subjects.values()}
+    files["kernels"] = [f for impl in sorted(implementations - {"cuda"})
                         for f in (triton_sources(op) if impl == "triton" else [f"kernels/torch/{op}.py"])]
-    if "cuda" in implementations:
-        files["cubin"] = cubin_of(ns, op)
+    files["cubins"] = [s["cubin"] for s in subjects.values() if s["cubin"]]
     files["workload"] = module("workload", "implementations", "kernels", "launch", "inputs", f"ops/{op}")
     return files
 
@@ -20,14 +22,14 @@ rule time:
         spans="work/{ns}/time/{op}/spans.parquet",
         state="work/{ns}/time/{op}/gpu_state.parquet",
     input:
-        unpack(lambda w: gpu_workload_inputs(w, ns_of(w).implementations)),
+        unpack(gpu_workload_inputs),
         code=module("timing", "gpu"),
     params:
         op=lambda w: ns_of(w).op_params(w.op),
         timing=lambda w: ns_of(w).timing,
-        implementations=lambda w: list(ns_of(w).implementations),
+        subjects=lambda w: subjects_of(ns_of(w), w.op),
     resources:
-        gpu=1,
+        gpu=GPU_SLOTS,  # the whole GPU: nothing else runs during a measurement
     script:
         "../scripts/time.py"
 

@@ -21,16 +21,14 @@ def raw_copy(w, name: str) -> Path | None:
 @entry
 def main(snakemake):
     w, p = snakemake.wildcards, snakemake.params
-    implementations = [w.impl] if "impl" in w.keys() else p.implementations
-    name = "-".join([w.op, *implementations])
+    name = "-".join([w.op, *p.subjects])
     gpu.require(f"capture ({w.backend}: {name})", f"results/{w.ns}")
     from fieldnote import capture
 
     backend = capture.backend(w.backend)
-    job = capture.Job(op=w.op, implementations=tuple(implementations), npz=snakemake.input.npz,
-                      shape=p.op["shape"], variant=p.op["variant"], cubin=snakemake.input.get("cubin"),
+    job = capture.Job(op=w.op, subjects=dict(p.subjects), npz=snakemake.input.npz, shape=p.op["shape"],
                       iterations=p.capture["iterations"], warmup=p.capture["warmup"],
-                      repeats=p.capture.get("repeats", 1) if w.backend != "ncu" else 1)
+                      repeats=p.capture["repeats"] if w.backend != "ncu" else 1)
     with tempfile.TemporaryDirectory(prefix=f"capture-{w.backend}-") as workdir:
         table = backend.capture(job, Path(workdir), raw_copy(w, name))
     table.insert(0, "backend_version", backend.version())

@@ -2,12 +2,13 @@ import pandas as pd
 
 from fieldnote.capture.summary import summarize
 from fieldnote.io import write_table
+from fieldnote.measurements import control_band
 from fieldnote.script import entry
 
 
 @entry
 def main(snakemake):
-    summary = summarize(pd.read_parquet(snakemake.input.kernels))
+    summary = control_band(summarize(pd.read_parquet(snakemake.input.kernels)), snakemake.params.margin)
     summary.insert(0, "namespace", snakemake.wildcards.ns)
     write_table(snakemake.output[0], summary)
 

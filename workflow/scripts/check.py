@@ -8,15 +8,15 @@ from fieldnote.script import entry
 @entry
 def main(snakemake):
     w, params = snakemake.wildcards, snakemake.params
-    device = params.device
+    device, impl = params.device, params.subject["implementation"]
     if device == "cuda":
         from fieldnote import gpu
         gpu.require(f"check_gpu ({w.op}, {w.impl})", f"results/{w.ns}")
-    elif w.impl == "triton":
+    elif impl == "triton":
         os.environ["TRITON_INTERPRET"] = "1"  # read when the kernel module is imported, so set it first
 
     from fieldnote import check, inputs
-    if w.impl == "triton" and device == "cpu":
+    if impl == "triton" and device == "cpu":
         from fieldnote.triton_compat import fix_interpreter_scalar_index
         fix_interpreter_scalar_index()
     from fieldnote.implementations import runner
@@ -24,12 +24,12 @@ def main(snakemake):
     from fieldnote.ops import OPS
 
     op = params.op
-    variant = OPS[w.op].variant(op["variant"]) if w.impl == "cuda" else None
-    run = runner(w.op, w.impl, variant, Path(snakemake.input.cubin) if variant else None)
-    interpreted = device == "cpu" and w.impl == "triton"  # the interpreter is too slow for the full shapes
+    variant = OPS[w.op].variant(params.subject["variant"]) if impl == "cuda" else None
+    run = runner(w.op, impl, variant, Path(snakemake.input.cubin) if variant else None)
+    interpreted = device == "cpu" and impl == "triton"  # the interpreter is too slow for the full shapes
     cases = check.cases(w.op, op["shape"], op["seed"], inputs.read(snakemake.input.npz), small_only=interpreted)
     table = check.run_checks(run, w.op, w.impl, device, cases, op["tolerance"])
-    table.insert(2, "variant", op["variant"] if variant else w.impl)
+    table.insert(2, "variant", variant.name if variant else impl)
     if interpreted:
         table["device"] = "triton-interpreter"
     failed = check.failures(table)

@@ -1,16 +1,20 @@
+"""The summary table, per op and implementation; with `attempts`, the attempts table from the same values."""
 import pandas as pd
 
 from fieldnote.io import write_table
-from fieldnote.measurements import summary
+from fieldnote.measurements import attempts, summary
 from fieldnote.script import entry
 
 
 @entry
 def main(snakemake):
-    i = snakemake.input
+    i, p = snakemake.input, snakemake.params
     table = summary(pd.read_parquet(i.capture_summary), pd.read_parquet(i.spans))
     table.insert(0, "namespace", snakemake.wildcards.ns)
-    write_table(snakemake.output[0], table)
+    if p.attempts is None:
+        write_table(snakemake.output[0], table[table["implementation"].isin(p.implementations)])
+    else:
+        write_table(snakemake.output[0], attempts(table, p.attempts))
 
 
 main(snakemake)  # noqa: F821

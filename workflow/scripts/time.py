@@ -1,4 +1,5 @@
-"""Spans of every implementation of one op: eager (one event pair per call) and CUDA-graph replay."""
+"""Spans of every subject of one op (implementations and attempts): eager, one event pair per call, and CUDA-graph
+replay."""
 import pandas as pd
 
 from fieldnote import gpu
@@ -12,10 +13,10 @@ def main(snakemake):
     gpu.require(f"time ({w.op})", f"results/{w.ns}")
     from fieldnote import timing, workload
 
-    op, t = p.op, p.timing
-    cubin = snakemake.input.get("cubin")
-    calls = {impl: workload.prepare(w.op, impl, snakemake.input.npz, op["shape"], op["variant"], cubin)
-             for impl in p.implementations}
+    t = p.timing
+    calls = {name: workload.prepare(w.op, s["implementation"], snakemake.input.npz, p.op["shape"], s["variant"],
+                                    s["cubin"])
+             for name, s in p.subjects.items()}
     state = gpu.State()
     eager, states = timing.spans(calls, t["rounds"], t["iterations"], t["warmup"], timing.EventClock(), state)
     graph = timing.graph_spans(calls, t["rounds"], t["iterations"], t["warmup"], t["graph_replays"], state)

@@ -20,18 +20,21 @@ def range_name(op: str, implementation: str) -> str:
 
 @dataclass(frozen=True)
 class Job:
-    """What to capture: every listed implementation of one op, `repeats` times in rotating order, each
-    call inside the NVTX range `range_name(op, implementation)`. One profiled process, one session."""
+    """What to capture: every subject of one op (name -> implementation, variant, cubin), `repeats` times in
+    rotating order, each call inside the NVTX range `range_name(op, name)`. One profiled process, one session."""
 
     op: str
-    implementations: tuple[str, ...]
+    subjects: dict[str, dict]
     npz: str
     shape: dict
-    variant: str | None
-    cubin: str | None
     iterations: int
     warmup: int
     repeats: int = 1
+
+    @property
+    def implementations(self) -> tuple[str, ...]:
+        """The measured names, as the tables' `implementation` column carries them."""
+        return tuple(self.subjects)
 
     def range_of(self, implementation: str) -> str:
         return range_name(self.op, implementation)
@@ -41,7 +44,7 @@ class Job:
 
     @classmethod
     def from_dict(cls, data: dict) -> Job:
-        return cls(**{**data, "implementations": tuple(data["implementations"])})
+        return cls(**data)
 
 
 def label(kernels, job: Job):

@@ -34,7 +34,8 @@ def warmed(job: Job) -> dict:
 
     from ..workload import prepare
 
-    calls = {impl: prepare(job.op, impl, job.npz, job.shape, job.variant, job.cubin) for impl in job.implementations}
+    calls = {name: prepare(job.op, s["implementation"], job.npz, job.shape, s["variant"], s["cubin"])
+             for name, s in job.subjects.items()}
     for call in calls.values():
         for _ in range(job.warmup):
             call()
