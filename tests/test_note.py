@@ -49,6 +49,8 @@ def test_attempts_table_reads_each_value_and_its_comparison_from_one_summary():
     names = ["triton", "cuda", "layernorm_block96_rsqrt_rn", "layernorm_4warp_row_uneven", "layernorm_2warp_row_shared"]
     measured = pd.DataFrame({"op": "layernorm", "implementation": names, "kernel_us": [5.4, 6.2, 6.9, 7.0, 8.0],
                              "span_mean_us": [20.0, 12.0, 13.0, 13.5, 12.7]})
+    other_op = pd.DataFrame({"op": "matmul", "implementation": ["triton"], "kernel_us": [79.5], "span_mean_us": [90.0]})
+    measured = pd.concat([other_op, measured], ignore_index=True)  # every op has a triton row
     declared = [{"variant": "layernorm_block96_rsqrt_rn", "metric": "kernel", "compared_with": "triton"},
                 {"variant": "layernorm_4warp_row_uneven", "metric": "span",
                  "compared_with": "layernorm_2warp_row_shared"}]

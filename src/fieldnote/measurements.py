@@ -78,12 +78,13 @@ METRICS = {"kernel": "kernel_us", "span": "span_mean_us"}
 def attempts(summary_all: pd.DataFrame, declared: list[dict]) -> pd.DataFrame:
     """The attempts not adopted: each attempt's value in its metric next to what it was compared with, both
     read from one run's summary (every subject measured side by side)."""
-    by_name = summary_all.set_index("implementation")
     rows = []
     for attempt in declared:
         column, other = METRICS[attempt["metric"]], attempt["compared_with"]
+        op = summary_all.loc[summary_all["implementation"] == attempt["variant"], "op"].iloc[0]
+        by_name = summary_all[summary_all["op"] == op].set_index("implementation")
         value, compared = by_name.loc[attempt["variant"], column], by_name.loc[other, column]
-        rows.append({"op": by_name.loc[attempt["variant"], "op"], "attempt": attempt["variant"],
+        rows.append({"op": op, "attempt": attempt["variant"],
                      "metric": attempt["metric"], "value_us": value, "compared_with": other,
                      "compared_us": compared, "ratio": value / compared})
     return pd.DataFrame(rows)
