@@ -9,7 +9,7 @@ import pytest
 ROOT = Path(__file__).resolve().parents[1]
 SEED_EVIDENCE = ROOT.parent / "shared" / "seed-evidence"
 os.environ.setdefault("TRITON_DEFAULT_FP_FUSION", "1")  # Triton's long-standing default; silences 3.9's warning
-PROJECT = ("Snakefile", "config", "workflow", "kernels", "src", "profiles")
+PROJECT = ("Snakefile", "config", "workflow", "kernels", "src", "profiles", "archives")
 
 
 def has_gpu() -> bool:

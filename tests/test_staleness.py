@@ -26,9 +26,9 @@ def rendered(rendered_once: Path, tmp_path: Path) -> Path:
     return Path(shutil.copytree(rendered_once, tmp_path / "project", symlinks=True))
 
 
-def planned(project: Path) -> dict[str, list[str]]:
+def planned(project: Path, target: str = "results/original-mage-006") -> dict[str, list[str]]:
     """rule -> wildcards of each job the dry run would run (empty when nothing is to be done)."""
-    run = snakemake(project, "-n", "--cores", "1", "results/original-mage-006")
+    run = snakemake(project, "-n", "--cores", "1", target)
     assert run.returncode == 0, run.stderr
     if "Nothing to be done" in run.stdout + run.stderr:
         return {}
@@ -40,8 +40,8 @@ def planned(project: Path) -> dict[str, list[str]]:
     return jobs
 
 
-def edit(path: Path) -> None:
-    path.write_text(path.read_text() + "\n# edited\n")
+def edit(path: Path, line: str = "# edited\n") -> None:
+    path.write_text(path.read_text() + "\n" + line)
 
 
 def test_a_second_run_does_nothing(rendered):
@@ -63,3 +63,69 @@ def test_editing_the_import_reruns_the_namespaces_that_import(rendered):
     jobs = planned(rendered)
     assert sorted(jobs["import_original"]) == [f"ns=original-mage-00{i}" for i in (1, 2, 3, 6)]
     assert set(jobs) == {"import_original", "capture_summary", "summary", "note", "figures", "bundle"}
+
+
+SMALL = {"matmul": {"m": 70, "n": 66, "k": 40}, "gelu": {"rows": 16, "cols": 768},
+         "layernorm": {"rows": 16, "cols": 768}, "triangle": {"n": 12, "channels": 4},
+         "neighbor": {"nodes": 64, "features": 64, "edges": 400}}
+
+
+@pytest.fixture(scope="module")
+def measured_once(tmp_path_factory) -> Path:
+    """mage-006 (its attempts included, its history left out) after a real run of every CPU stage, with its GPU
+    stages' outputs present as empty stand-ins marked done by `snakemake --touch`. A dry run decides from files'
+    times and Snakemake's records alone, so its plan here is the plan after a full GPU run."""
+    import yaml
+
+    project = copy_project(tmp_path_factory.mktemp("measured"))
+    path = project / "config" / "namespaces" / "mage-006.yaml"
+    data = {k: v for k, v in yaml.safe_load(path.read_text()).items() if k not in ("progression", "drift")}
+    path.write_text(yaml.safe_dump({**data, "shapes": SMALL}))
+    snakemake(project, "--cores", "2", "results/mage-006")  # stops at gpu_probe: no GPU here
+    plan = snakemake(project, "-n", "--cores", "1", "results/mage-006")
+    for line in re.findall(r"^    output: (.*)$", plan.stdout, re.MULTILINE):
+        for name in line.split(", "):
+            out = project / name
+            if name in ("results/mage-006", "work/mage-006/figures"):
+                out.mkdir(parents=True, exist_ok=True)
+            else:
+                out.parent.mkdir(parents=True, exist_ok=True)
+                out.touch()
+    touched = snakemake(project, "--touch", "--cores", "1", "results/mage-006")
+    assert touched.returncode == 0, touched.stderr
+    return project
+
+
+@pytest.fixture
+def measured(measured_once: Path, tmp_path: Path) -> Path:
+    return Path(shutil.copytree(measured_once, tmp_path / "project", symlinks=True))
+
+
+def test_after_a_full_run_nothing_is_left(measured):
+    assert planned(measured, "results/mage-006") == {}
+
+
+def test_editing_one_layernorm_variant_reruns_that_variant_and_what_derives_from_it(measured):
+    edit(measured / "kernels" / "cuda" / "layernorm" / "layernorm_block192_one_quad.cu", "// edited\n")
+    jobs = planned(measured, "results/mage-006")
+    variant = "layernorm_block192_one_quad"
+    assert jobs["build_cuda"] == [f"arch=sm_90, op=layernorm, variant={variant}"]
+    assert jobs["check_gpu"] == [f"ns=mage-006, op=layernorm, impl={variant}"]
+    assert jobs["time"] == ["ns=mage-006, op=layernorm"]
+    assert sorted(jobs["capture"]) == ["ns=mage-006, backend=cupti, op=layernorm",
+                                       "ns=mage-006, backend=nsys, op=layernorm"]
+    assert "capture_counters" not in jobs  # ncu reads the adopted cuda kernel, which did not change
+    assert not [w for ws in jobs.values() for w in ws if "matmul" in w]
+
+
+def test_changing_one_ops_shape_reruns_that_op_only(measured):
+    import yaml
+
+    path = measured / "config" / "namespaces" / "mage-006.yaml"
+    data = yaml.safe_load(path.read_text())
+    data["shapes"]["gelu"] = {"rows": 32, "cols": 768}
+    path.write_text(yaml.safe_dump(data))
+    jobs = planned(measured, "results/mage-006")
+    per_op = [w for ws in jobs.values() for w in ws if "op=" in w]
+    assert per_op and all("op=gelu" in w for w in per_op)
+    assert len(jobs["check_gpu"]) == 3 and len(jobs["capture"]) == 2 and jobs["time"] == ["ns=mage-006, op=gelu"]

@@ -38,7 +38,7 @@ CPU_IMPLEMENTATIONS = ("torch", "triton")  # cuda kernels need the GPU to run
 
 
 wildcard_constraints:
-    ns="[A-Za-z0-9_.-]+",
+    ns="[A-Za-z0-9_.-]+(?<!\\.tar\\.gz)",  # results/<ns>.tar.gz is the archive of results/<ns>
     op="|".join(OPS),
     impl="torch|triton|cuda",
     arch="sm_[0-9]+a?",
