@@ -129,3 +129,42 @@ def test_changing_one_ops_shape_reruns_that_op_only(measured):
     per_op = [w for ws in jobs.values() for w in ws if "op=" in w]
     assert per_op and all("op=gelu" in w for w in per_op)
     assert len(jobs["check_gpu"]) == 3 and len(jobs["capture"]) == 2 and jobs["time"] == ["ns=mage-006, op=gelu"]
+
+
+def test_a_run_killed_mid_job_leaves_no_partial_table_and_the_rerun_completes(tmp_path):
+    """kill -9 of Snakemake and its job while a job writes; every table left readable, the rerun finishes."""
+    import os
+    import signal
+    import subprocess
+    import sys
+    import time
+
+    import pandas as pd
+    import yaml
+
+    project = copy_project(tmp_path)
+    path = project / "config" / "namespaces" / "mage-006.yaml"
+    data = {k: v for k, v in yaml.safe_load(path.read_text()).items() if k not in ("progression", "drift")}
+    path.write_text(yaml.safe_dump({**data, "shapes": SMALL}))
+    targets = [f"work/mage-006/check/cpu/{op}/{impl}.parquet" for op in SMALL for impl in ("torch", "triton")]
+    env = {**os.environ, "PYTHONPATH": str(project / "src")}
+    run = subprocess.Popen([sys.executable, "-m", "snakemake", "--cores", "1", *targets], cwd=project, env=env,
+                           stdout=subprocess.DEVNULL, stderr=subprocess.DEVNULL, start_new_session=True)
+    incomplete, checks = project / ".snakemake" / "incomplete", project / "work" / "mage-006" / "check" / "cpu"
+    deadline = time.monotonic() + 600
+    while time.monotonic() < deadline:  # at least one check written, and another one running
+        if list(checks.rglob("*.parquet")) and incomplete.exists() and any(incomplete.iterdir()):
+            break
+        time.sleep(0.2)
+    os.killpg(run.pid, signal.SIGKILL)
+    run.wait()
+    written = list(checks.rglob("*.parquet"))
+    assert 0 < len(written) < len(targets)
+    for table in written:
+        assert pd.read_parquet(table)["passed"].all()  # whole tables only: each is renamed into place
+    assert snakemake(project, "--unlock", "--cores", "1").returncode == 0
+    rerun = snakemake(project, "--cores", "1", *targets)
+    assert rerun.returncode == 0, rerun.stderr
+    assert all(pd.read_parquet(project / t)["passed"].all() for t in targets)
+    again = snakemake(project, "-n", "--cores", "1", *targets)
+    assert "Nothing to be done" in again.stdout + again.stderr

@@ -70,8 +70,9 @@ def progression(stages: pd.DataFrame, ops=("matmul", "layernorm")):
                         ha="center", fontsize=8)
             if i:
                 factor = rows.loc[i - 1, "kernel_us"] / r.kernel_us
+                # below the segment's midpoint, clear of the line and of the values above the points
                 ax.annotate(f"×{factor:.2f}", (i - 0.5, (rows.loc[i - 1, "kernel_us"] + r.kernel_us) / 2),
-                            ha="center", fontsize=8, color="gray")
+                            textcoords="offset points", xytext=(0, -14), ha="center", fontsize=8, color="gray")
         ax.set_xticks(range(len(rows)), rows["namespace"], fontsize=8)
         ax.set_ylabel("GPU kernel time (µs)")
         ax.set_title(OPS[op], fontsize=10)

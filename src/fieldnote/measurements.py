@@ -14,8 +14,10 @@ def span_stats(spans: pd.DataFrame) -> pd.DataFrame:
 
 
 def kernel_times(capture_summary: pd.DataFrame) -> pd.DataFrame:
+    """Per (op, implementation), each backend's kernel time (median over its captures) and launches."""
     wide = capture_summary.pivot_table(index=["op", "implementation"], columns="backend",
-                                       values=["kernel_us_per_iteration", "launches_per_iteration"], aggfunc="first")
+                                       values=["kernel_us_per_iteration", "launches_per_iteration"],
+                                       aggfunc={"kernel_us_per_iteration": "median", "launches_per_iteration": "first"})
     wide.columns = [f"{'kernel_us' if v.startswith('kernel') else 'launches'}_{b}" for v, b in wide.columns]
     return wide.reset_index()
 
