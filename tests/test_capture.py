@@ -117,3 +117,42 @@ def test_h200_captures_carry_a_band():
     band = control_band(h200_summary(), margin=0.05)
     assert band["band_min_us"].isna().all()  # one capture per implementation there: no band to leave
     assert not band["under_load"].any()
+
+
+def gelu_session(name: str, tmp_path: Path) -> Path:
+    """One profiled session of the H200 mage-006 run: gelu's torch, triton and cuda, 3 captures x 100 calls."""
+    import gzip
+
+    out = tmp_path / name.removesuffix(".gz")
+    out.write_bytes(gzip.decompress((FIXTURES / name).read_bytes()))
+    return out
+
+
+@pytest.mark.parametrize("backend", ["nsys", "cupti"])
+def test_h200_session_of_three_implementations_three_captures(tmp_path, backend):
+    from fieldnote.capture import Job, cupti, label
+
+    subjects = {i: {"implementation": i, "variant": None, "cubin": None} for i in ("torch", "triton", "cuda")}
+    job = Job("gelu", subjects, "x.npz", {}, iterations=100, warmup=25, repeats=3)
+    if backend == "nsys":
+        raw = nsys.parse_sqlite(gelu_session("h200-mage-006-gelu-3x100.nsys.sqlite.gz", tmp_path))
+    else:
+        raw = cupti.parse_trace(gelu_session("h200-mage-006-gelu-3x100.cupti.json.gz", tmp_path))
+    summary = summarize(label(raw, job).assign(op="gelu", backend=backend)).set_index(["implementation", "capture"])
+    assert len(summary) == 9 and set(summary.index.get_level_values("capture")) == {0, 1, 2}
+    assert summary.xs("torch", level="implementation")["launches_per_iteration"].tolist() == [2, 2, 2]
+    assert (summary.drop(index="torch", level="implementation")["launches_per_iteration"] == 1).all()
+    per_impl = summary.groupby(level="implementation")["kernel_us_per_iteration"].median()
+    assert 8 < per_impl["triton"] < per_impl["cuda"] < per_impl["torch"] < 20  # 8.69, 11.19, 14.6 us there
+
+
+def test_h200_nsys_and_cupti_captures_of_one_run_agree_within_3_percent(tmp_path):
+    from fieldnote.capture import Job, cupti, label
+
+    subjects = {i: {"implementation": i, "variant": None, "cubin": None} for i in ("torch", "triton", "cuda")}
+    job = Job("gelu", subjects, "x.npz", {}, iterations=100, warmup=25, repeats=3)
+    runs = {"nsys": nsys.parse_sqlite(gelu_session("h200-mage-006-gelu-3x100.nsys.sqlite.gz", tmp_path)),
+            "cupti": cupti.parse_trace(gelu_session("h200-mage-006-gelu-3x100.cupti.json.gz", tmp_path))}
+    times = {b: summarize(label(k, job).assign(op="gelu", backend=b)).groupby("implementation")
+             ["kernel_us_per_iteration"].median() for b, k in runs.items()}
+    assert ((times["cupti"] / times["nsys"] - 1).abs() < 0.03).all()
