@@ -16,6 +16,12 @@ ELEMENTWISE = LaunchContract(
     args=lambda t, s: (t["x"], t["bias"], t["out"], i32(s["rows"]), i32(s["cols"])),
 )
 
+FOUR_PER_THREAD = LaunchContract(
+    entry="gelu_bias_sigmoid_vec4", block=(256, 1, 1),
+    grid=lambda s: (cdiv(s["rows"] * s["cols"], 1024), 1, 1),
+    args=lambda t, s: (t["x"], t["bias"], t["out"], i32(s["rows"]), i32(s["cols"])),
+)
+
 OP = Op(
     name="gelu",
     dims=("rows", "cols"),
@@ -26,5 +32,8 @@ OP = Op(
     small_shapes=({"rows": 3, "cols": 257},),
     cuda_variants={v.name: v for v in [
         CudaVariant("gelu_bias_tanh", "gelu", ELEMENTWISE, "one thread per element, tanh approximation"),
+        CudaVariant("gelu_bias_sigmoid_vec4", "gelu", FOUR_PER_THREAD,
+                    "h200-001: four elements a thread as 128-bit loads and stores (when cols % 4 == 0), tanh "
+                    "written as the logistic of 2u: one exp2 and one division"),
     ]},
 )

@@ -63,6 +63,7 @@ BLOCK192_ONE_QUAD = contract("layernorm_block192_one_quad", 192, one_row_per_blo
 FOUR_WARP_ROW_UNEVEN = contract("layernorm_4warp_row_uneven", 256, rows_per_block(2), at_most_1024_cols)
 TWO_WARP_ROW_STAGED_SHARED = contract("layernorm_2warp_row_staged_shared", 256, rows_per_block(4),
                                       at_most_1024_cols)
+WARP_ROW_REGISTERS = contract("layernorm_warp_row_registers", 256, rows_per_block(8), at_most_1024_cols)
 TWO_WARP_ROW_REGISTERS = contract("layernorm_2warp_row_registers", 256, rows_per_block(4), any_cols)
 
 OP = Op(
@@ -102,5 +103,9 @@ OP = Op(
         CudaVariant("layernorm_2warp_row_registers", "layernorm", TWO_WARP_ROW_REGISTERS,
                     "the two-warp split of mage-003 with the row held in registers (three quads a thread at 768 "
                     "columns), so x is read from global memory once"),
+        CudaVariant("layernorm_warp_row_registers", "layernorm", WARP_ROW_REGISTERS,
+                    "h200-001: one warp per row (8 rows per 256-thread block), the whole row in registers with all "
+                    "its 128-bit loads in flight at once, mean then variance about it by shuffles, no shared "
+                    "memory, no barrier"),
     ]},
 )

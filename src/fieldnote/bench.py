@@ -1,0 +1,62 @@
+"""Side-by-side kernel time for kernel development: the implementations and CUDA variants of one op at the seed
+shape, each passed through the correctness gate first, then timed by CUDA-graph replay (time per call, which
+on these ops tracks the nsys kernel time within a few percent). A development aid; the pipeline's captures are
+the evidence.
+
+    python -m fieldnote.bench OP SUBJECT...      # SUBJECT: torch, triton, or the name of a CUDA variant
+"""
+from __future__ import annotations
+
+import sys
+import tempfile
+from pathlib import Path
+
+import numpy as np
+
+SEED_SHAPES = {"matmul": {"m": 1024, "n": 1024, "k": 1024}, "gelu": {"rows": 4096, "cols": 768},
+               "layernorm": {"rows": 4096, "cols": 768}, "triangle": {"n": 128, "channels": 32},
+               "neighbor": {"nodes": 4096, "features": 64, "edges": 65536}}
+SEED = 20260910
+TOLERANCE = {"rtol": 1e-4, "atol": 1e-4}
+
+
+def subject(op: str, name: str, folder: Path):
+    """(implementation, variant name, cubin path) of a subject; a CUDA variant is built here."""
+    if name in ("torch", "triton"):
+        return name, None, None
+    from .build import cuda
+    from .ops import OPS
+
+    variant = OPS[op].variant(name)
+    cubin = folder / f"{name}.cubin"
+    cubin.write_bytes(cuda.build(Path(variant.source), variant.contract.entry, "sm_90")[0])
+    return "cuda", name, cubin
+
+
+def main(op: str, *names: str) -> None:
+    from . import check, inputs, timing
+    from .implementations import runner
+    from .ops import OPS
+    from .workload import prepare
+
+    shape = SEED_SHAPES[op]
+    with tempfile.TemporaryDirectory() as tmp:
+        npz = Path(tmp) / "inputs.npz"
+        np.savez(npz, **OPS[op].inputs(shape, SEED))
+        calls = {}
+        for name in names:
+            impl, variant, cubin = subject(op, name, Path(tmp))
+            run = runner(op, impl, OPS[op].variant(variant) if variant else None, cubin)
+            cases = check.cases(op, shape, SEED, inputs.read(npz), small_only=False)
+            table = check.run_checks(run, op, name, "cuda", cases, TOLERANCE)
+            check.gate(table)
+            calls[name] = prepare(op, impl, str(npz), shape, variant, str(cubin) if cubin else None)
+        rows = timing.graph_spans(calls, rounds=3, iterations=100, warmup=25, replays=10)
+    times = {n: float(np.median([r["span_us"] for r in rows if r["implementation"] == n])) for n in names}
+    best = min(times.values())
+    for name, us in times.items():
+        print(f"{op:10s} {name:36s} {us:8.2f} us  {us / best:5.2f}x")
+
+
+if __name__ == "__main__":
+    main(*sys.argv[1:])
