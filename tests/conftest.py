@@ -50,3 +50,12 @@ def snakemake(project: Path, *args: str, timeout: int = 900) -> subprocess.Compl
     env = {**os.environ, "PYTHONPATH": str(project / "src"), "FIELDNOTE_ROOT": str(project)}
     return subprocess.run([sys.executable, "-m", "snakemake", *args], cwd=project, env=env, capture_output=True,
                           text=True, timeout=timeout)
+
+
+def measured_mage_006(project: Path, shapes: dict | None = None) -> None:
+    """mage-006 as a namespace to measure (its archive, progression and drift left out), at `shapes` if given."""
+    import yaml
+
+    path = project / "config" / "namespaces" / "mage-006.yaml"
+    data = {k: v for k, v in yaml.safe_load(path.read_text()).items() if k not in ("progression", "drift", "archived")}
+    path.write_text(yaml.safe_dump({**data, **({"shapes": shapes} if shapes else {})}))

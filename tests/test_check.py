@@ -30,6 +30,15 @@ def test_torch_passes_every_case_on_the_cpu(op):
     assert table.loc[table["case"] == "fresh", "seed"].item() != 7
 
 
+def test_compiled_runs_the_torch_function_through_inductor(tmp_path, monkeypatch):
+    """On the CPU inductor emits C++ rather than the GPU's Triton, so this checks the wiring (arguments, the
+    compile, the result against the float64 reference), not the GPU kernels: check_gpu does that."""
+    monkeypatch.setenv("TORCHINDUCTOR_CACHE_DIR", str(tmp_path))
+    cases = check.cases("gelu", MEDIUM["gelu"], 7, None, small_only=True)
+    table = check.run_checks(runner("gelu", "compiled"), "gelu", "compiled", "cpu", cases, TOL)
+    assert table["passed"].all(), table.to_string()
+
+
 def test_triton_kernels_pass_in_the_interpreter():
     """Triton's interpreter is chosen when the kernel module is imported, so this runs in its own process."""
     code = (

@@ -118,3 +118,33 @@ def test_capture_backends_see_every_launch_of_one_session(tmp_path, backend):
     assert summary.loc[("torch", 0), "launches_per_iteration"] == 2  # the add, then the GELU
     assert summary.loc[("cuda", 1), "launches_per_iteration"] == 1
     assert (summary["kernel_us_per_iteration"] > 0).all()
+
+
+@pytest.mark.parametrize("op", list(OPS))
+def test_compiled_passes_the_gate_at_the_full_shape(tmp_path, monkeypatch, op):
+    """torch.compile (max-autotune, no CUDA graphs) of the torch reference: one compile per op here."""
+    monkeypatch.setenv("TORCHINDUCTOR_CACHE_DIR", str(tmp_path / "inductor"))
+    cases = check.cases(op, FULL[op], SEED, None, small_only=False)[:1]
+    table = check.run_checks(runner(op, "compiled"), op, "compiled", "cuda", cases, TOL)
+    assert table["passed"].all(), table.to_string()
+
+
+def test_a_sweep_session_captures_every_point_under_its_own_name(tmp_path):
+    """Points named implementation@shape, each with inputs drawn at its shape, in one nsys session."""
+    from fieldnote import capture
+    from fieldnote.capture.summary import summarize
+    from fieldnote.sweep import subjects, table
+
+    if not capture.backend("nsys").available():
+        pytest.skip("nsys not available here")
+    _, cubin = staged(tmp_path, "gelu", {"rows": 8, "cols": 768}, "gelu_bias_sigmoid_vec4")
+    implementations = {"torch": {"implementation": "torch", "variant": None, "cubin": None},
+                       "cuda": {"implementation": "cuda", "variant": "gelu_bias_sigmoid_vec4", "cubin": str(cubin)}}
+    shapes = [{"rows": 1024, "cols": 768}, {"rows": 16384, "cols": 4096}]
+    points, skipped = subjects("gelu", shapes, implementations, SEED)
+    job = capture.Job("gelu", points, "", {}, iterations=20, warmup=3, repeats=1)
+    kernels = capture.backend("nsys").capture(job, tmp_path).assign(op="gelu", backend="nsys")
+    swept = table(summarize(kernels), {"bandwidth_gbs": 4300, "fp32_tflops": 67, "l2_bytes": 60 * 2**20})
+    assert not skipped and len(swept) == 4
+    big = swept.set_index(["implementation", "shape"]).loc[("cuda", "16384x4096")]
+    assert big["launches"] == 1 and not big["fits_l2"] and big["achieved_gbs"] > 1000

@@ -4,7 +4,7 @@ import shutil
 from pathlib import Path
 
 import pytest
-from conftest import SEED_EVIDENCE, copy_project, snakemake
+from conftest import SEED_EVIDENCE, copy_project, measured_mage_006, snakemake
 from test_workflow import job_counts
 
 pytestmark = pytest.mark.skipif(not (SEED_EVIDENCE / "mage-006").exists(), reason="../shared/seed-evidence absent")
@@ -75,12 +75,8 @@ def measured_once(tmp_path_factory) -> Path:
     """mage-006 (its attempts included, its history left out) after a real run of every CPU stage, with its GPU
     stages' outputs present as empty stand-ins marked done by `snakemake --touch`. A dry run decides from files'
     times and Snakemake's records alone, so its plan here is the plan after a full GPU run."""
-    import yaml
-
     project = copy_project(tmp_path_factory.mktemp("measured"))
-    path = project / "config" / "namespaces" / "mage-006.yaml"
-    data = {k: v for k, v in yaml.safe_load(path.read_text()).items() if k not in ("progression", "drift")}
-    path.write_text(yaml.safe_dump({**data, "shapes": SMALL}))
+    measured_mage_006(project, SMALL)
     snakemake(project, "--cores", "2", "results/mage-006")  # stops at gpu_probe: no GPU here
     plan = snakemake(project, "-n", "--cores", "1", "results/mage-006")
     for line in re.findall(r"^    output: (.*)$", plan.stdout, re.MULTILINE):
@@ -140,12 +136,9 @@ def test_a_run_killed_mid_job_leaves_no_partial_table_and_the_rerun_completes(tm
     import time
 
     import pandas as pd
-    import yaml
 
     project = copy_project(tmp_path)
-    path = project / "config" / "namespaces" / "mage-006.yaml"
-    data = {k: v for k, v in yaml.safe_load(path.read_text()).items() if k not in ("progression", "drift")}
-    path.write_text(yaml.safe_dump({**data, "shapes": SMALL}))
+    measured_mage_006(project, SMALL)
     targets = [f"work/mage-006/check/cpu/{op}/{impl}.parquet" for op in SMALL for impl in ("torch", "triton")]
     env = {**os.environ, "PYTHONPATH": str(project / "src")}
     run = subprocess.Popen([sys.executable, "-m", "snakemake", "--cores", "1", *targets], cwd=project, env=env,

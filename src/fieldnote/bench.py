@@ -3,7 +3,7 @@ shape, each passed through the correctness gate first, then timed by CUDA-graph 
 on these ops tracks the nsys kernel time within a few percent). A development aid; the pipeline's captures are
 the evidence.
 
-    python -m fieldnote.bench OP SUBJECT...      # SUBJECT: torch, triton, or the name of a CUDA variant
+    python -m fieldnote.bench OP SUBJECT...      # SUBJECT: torch, triton, compiled, or a CUDA variant
 """
 from __future__ import annotations
 
@@ -22,7 +22,7 @@ TOLERANCE = {"rtol": 1e-4, "atol": 1e-4}
 
 def subject(op: str, name: str, folder: Path):
     """(implementation, variant name, cubin path) of a subject; a CUDA variant is built here."""
-    if name in ("torch", "triton"):
+    if name in ("torch", "triton", "compiled"):
         return name, None, None
     from .build import cuda
     from .ops import OPS

@@ -35,6 +35,8 @@ class Namespace:
     progression: dict | None = None
     drift: dict | None = None
     attempts: tuple[dict, ...] = ()
+    sweep: dict | None = None
+    roofline: dict | None = None
     replay: str | None = None
     archived: str | None = None
 
@@ -176,6 +178,8 @@ def resolve(name: str, path: Path, defaults: dict) -> Namespace:
         progression=data.get("progression"),
         drift=data.get("drift"),
         attempts=attempts,
+        sweep=data.get("sweep"),
+        roofline={**defaults["roofline"], **data.get("roofline", {})},
         archived=data.get("archived"),
     )
 

@@ -102,3 +102,36 @@ def save(fig, folder: Path, name: str) -> list[Path]:
 def draw_all(summary: pd.DataFrame, namespace: str, folder: Path) -> list[Path]:
     return (save(kernel_and_span(summary, namespace), folder, "kernel-and-span")
             + save(launches(summary, namespace), folder, "launches"))
+
+
+def sweep(table: pd.DataFrame, op: str, roofline: dict):
+    """Achieved bandwidth (memory-bound ops) or FLOP/s (compute-bound) of every implementation against the
+    problem size, under the machine's roof; for memory-bound ops a line marks where the data outgrows L2."""
+    rows = table[table["op"] == op]
+    compute = (rows["bound"] == "compute").all()
+    x, y = ("flops", "achieved_tflops") if compute else ("bytes", "achieved_gbs")
+    roof = roofline["fp32_tflops"] if compute else roofline["bandwidth_gbs"]
+    fig, ax = plt.subplots(figsize=(6.4, 3.8))
+    widths = sorted({s.split("x")[-1] for s in rows["shape"]}) if op in ("gelu", "layernorm") else [None]
+    for impl in [i for i in IMPLEMENTATIONS if i in set(rows["implementation"])]:
+        for style, width in zip(["-", "--", ":"], widths, strict=False):
+            line = rows[rows["implementation"] == impl]
+            if width is not None:
+                line = line[line["shape"].str.endswith(f"x{width}")]
+            line = line.sort_values(x)
+            label = IMPLEMENTATIONS[impl] + (f", {width} columns" if width is not None else "")
+            ax.plot(line[x], line[y], style, marker="o", markersize=3, color=COLORS[impl], label=label)
+    ax.axhline(roof, color="black", linewidth=0.8, linestyle="--")
+    ax.annotate(f"roof {roof:g} {'TFLOP/s' if compute else 'GB/s'}", (0.01, roof), xycoords=("axes fraction", "data"),
+                textcoords="offset points", xytext=(0, 3), fontsize=7)
+    if not compute:
+        ax.axvline(roofline["l2_bytes"], color="gray", linewidth=0.8, linestyle=":")
+        ax.annotate("L2", (roofline["l2_bytes"], 0), textcoords="offset points", xytext=(3, 3), fontsize=7)
+    ax.set_xscale("log", base=2)
+    ax.set_xlabel("FLOPs per call" if compute else "least bytes moved per call")
+    ax.set_ylabel("achieved TFLOP/s" if compute else "achieved GB/s")
+    ax.set_ylim(0, max(roof, rows[y].max()) * 1.15)  # above the roof is possible while the data sits in L2
+    ax.set_title(f"{OPS[op]}: achieved against the roofline, by size", fontsize=10)
+    ax.legend(fontsize=7)
+    fig.tight_layout()
+    return fig

@@ -6,7 +6,8 @@ import pandas as pd
 
 OPS = {"matmul": "Matrix multiplication", "gelu": "Bias + GELU", "layernorm": "LayerNorm",
        "triangle": "Triangle contraction", "neighbor": "Neighbor aggregation"}
-IMPLEMENTATIONS = {"torch": "PyTorch", "triton": "Triton", "cuda": "CUDA C++", "rust": "Rust"}
+IMPLEMENTATIONS = {"torch": "PyTorch", "triton": "Triton", "compiled": "torch.compile", "cuda": "CUDA C++",
+                   "rust": "Rust"}
 HAND_WRITTEN = ("cuda", "rust")
 
 
@@ -114,6 +115,23 @@ def attempts(table: pd.DataFrame) -> pd.DataFrame:
                                              strict=True)]})
 
 
+def sweep(table: pd.DataFrame) -> pd.DataFrame:
+    """Per op, its largest sweep point: each implementation's kernel time, what that achieves, and the fraction
+    of the roof (bandwidth for memory-bound ops, FP32 FLOP/s for compute-bound ones)."""
+    measured = table.dropna(subset=["kernel_us"])
+    rows = []
+    for op in [o for o in OPS if o in set(measured["op"])]:
+        points = measured[measured["op"] == op]
+        largest = points[points["bytes"] == points["bytes"].max()]
+        for r in largest.itertuples():
+            achieved = (f"{r.achieved_tflops:.1f} TFLOP/s" if r.bound == "compute" else f"{r.achieved_gbs:.0f} GB/s")
+            rows.append({"Operation": OPS[op], "Shape": r.shape,
+                         "Implementation": implementation_name(r.implementation), "Kernel (µs)": us(r.kernel_us),
+                         "Achieved": achieved,
+                         "Of the roof": f"{r.fraction_of_roof:.0%}"})
+    return pd.DataFrame(rows)
+
+
 def markdown(frame: pd.DataFrame) -> str:
     header = "| " + " | ".join(frame.columns) + " |"
     rule = "| " + " | ".join("---" for _ in frame.columns) + " |"
@@ -152,6 +170,13 @@ def render(namespace: str, description: str, environment: dict, tables: dict[str
                      f"further than {margin} outside the band of the others ran under load: it is labelled here and "
                      "kept in the evidence, and the kernel time above is the median of all captures.",
                      markdown(control_band(band))]
+    if "sweep" in tables:
+        skipped = tables["sweep"][tables["sweep"]["kernel_us"].isna()]
+        sections += ["## The size sweep against the roofline",
+                     "Every implementation at each size the namespace lists, checked at that size and then captured; "
+                     "the figures `sweep-<op>` show where each falls off. At the largest size of each op:",
+                     markdown(sweep(tables["sweep"]))]
+        sections += [f"Left out: {r.implementation} at {r.op} {r.shape} ({r.reason})." for r in skipped.itertuples()]
     if "attempts" in tables:
         sections += ["## Attempts that were measured and not adopted",
                      "Each attempt passed the correctness gate and was measured in this run, side by side with what "

@@ -4,6 +4,7 @@ The timing and capture stages measure exactly this call, so both instruments see
 """
 from __future__ import annotations
 
+import functools
 from collections.abc import Callable
 from pathlib import Path
 
@@ -23,11 +24,28 @@ def full_fp32() -> None:
 
 def prepare(op: str, implementation: str, npz: str, shape: dict, variant: str | None = None,
             cubin: str | None = None) -> Callable[[], object]:
+    return _ready(op, implementation, inputs.read(npz), shape, variant, cubin)
+
+
+def prepare_drawn(op: str, implementation: str, shape: dict, seed: int, variant: str | None = None,
+                  cubin: str | None = None) -> Callable[[], object]:
+    """The same, on inputs drawn from `seed` at `shape` (a sweep point has no input file); drawn once per
+    process for all the implementations that share the point."""
+    return _ready(op, implementation, _drawn(op, OPS[op].label(shape), seed), shape, variant, cubin)
+
+
+@functools.cache
+def _drawn(op: str, label: str, seed: int) -> dict:
+    return OPS[op].inputs(OPS[op].parse_label(label), seed)
+
+
+def _ready(op: str, implementation: str, arrays: dict, shape: dict, variant: str | None,
+           cubin: str | None) -> Callable[[], object]:
     import torch
 
     full_fp32()
     spec = OPS[op]
-    tensors = {name: torch.from_numpy(a).cuda() for name, a in inputs.read(npz).items()}
+    tensors = {name: torch.from_numpy(a).cuda() for name, a in arrays.items()}
     tensors["out"] = torch.empty(spec.output_shape(shape), dtype=torch.float32, device="cuda")
     run = runner(op, implementation, spec.variant(variant) if implementation == "cuda" else None,
                  Path(cubin) if cubin else None)

@@ -20,7 +20,8 @@ rule bundle:
     params:
         tables=lambda w: list(bundle_tables(w.ns)),
         history=lambda w: list(history_files(w.ns)),
-        resolved=lambda w: ns_of(w).to_dict(),
+        # a replay publishes the configuration the archive recorded, not this pipeline's reading of it
+        resolved=lambda w: ARCHIVES[w.ns].resolved() if ns_of(w).replay else ns_of(w).to_dict(),
         samples=lambda w: None if ns_of(w).imported else ns_of(w).timing["rounds"] * ns_of(w).timing["iterations"],
     script:
         "../scripts/bundle.py"

@@ -6,6 +6,7 @@ from pathlib import Path
 SRC = str(Path(workflow.basedir) / "src")
 sys.path.insert(0, SRC)
 os.environ["PYTHONPATH"] = os.pathsep.join(p for p in (SRC, os.environ.get("PYTHONPATH")) if p)
+os.environ.setdefault("TORCHINDUCTOR_CACHE_DIR", str(Path("work/inductor-cache").resolve()))  # compile once
 os.environ.setdefault("TRITON_DEFAULT_FP_FUSION", "1")  # Triton's default since 2.x; silences 3.9's warning
 
 from fieldnote.archive import Archive, source_files
@@ -33,14 +34,14 @@ except PipelineError as error:
     sys.exit(f"fieldnote: {error}")
 
 GPU_SLOTS = 4  # the `gpu` resource of profiles/default: a measurement takes all of it, a check one slot
-GPU_IMPLEMENTATIONS = ("torch", "triton", "cuda")
-CPU_IMPLEMENTATIONS = ("torch", "triton")  # cuda kernels need the GPU to run
+GPU_IMPLEMENTATIONS = ("torch", "triton", "compiled", "cuda")
+CPU_IMPLEMENTATIONS = ("torch", "triton")  # cuda kernels need the GPU; compiled's GPU code is Triton for the GPU
 
 
 wildcard_constraints:
     ns="[A-Za-z0-9_.-]+(?<!\\.tar\\.gz)",  # results/<ns>.tar.gz is the archive of results/<ns>
     op="|".join(OPS),
-    impl="torch|triton|cuda",
+    impl="torch|triton|compiled|cuda",
     arch="sm_[0-9]+a?",
     variant="[A-Za-z0-9_]+",
 
@@ -77,7 +78,7 @@ def triton_sources(op):
 
 
 IMPORTED_TABLES = ("spans", "checks", "kernels")
-DERIVED_TABLES = ("summary", "attempts")  # recomputed from the other tables, in a replay too
+DERIVED_TABLES = ("summary", "attempts", "sweep")  # recomputed from the other tables, in a replay too
 
 
 def evidence_table(ns, name):
@@ -105,7 +106,8 @@ def bundle_tables(ns):
         names = imported
     else:
         names = (measured + (("counters",) if NAMESPACES[ns].capture["ncu"] else ())
-                 + (("attempts",) if NAMESPACES[ns].attempts else ()))
+                 + (("attempts",) if NAMESPACES[ns].attempts else ())
+                 + (("sweep_checks", "sweep_kernels", "sweep") if NAMESPACES[ns].sweep else ()))
     return {name: evidence_table(ns, name) for name in names}
 
 

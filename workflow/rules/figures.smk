@@ -8,8 +8,10 @@ rule figures:
     input:
         summary="work/{ns}/summary.parquet",
         progression=lambda w: history_inputs(w.ns).get("progression", []),
+        sweep=lambda w: [evidence_table(w.ns, "sweep")] if ns_of(w).sweep else [],
         code=module("figures"),
     params:
         progression=lambda w: (ns_of(w).progression or {}).get("namespaces", []),
+        roofline=lambda w: ns_of(w).roofline,
     script:
         "../scripts/figures.py"

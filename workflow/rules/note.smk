@@ -28,7 +28,7 @@ def note_tables(ns):
     n = NAMESPACES[ns]
     built = not n.imported and (not n.replay or "census" in ARCHIVES[ns].tables())
     return (("summary", "spans", "kernels", "checks", "capture_summary") + (("resources", "census") if built else ())
-            + (("attempts",) if n.attempts else ()))
+            + (("attempts",) if n.attempts else ()) + (("sweep",) if n.sweep else ()))
 
 
 def history_inputs(ns):

@@ -14,6 +14,10 @@ def main(snakemake):
         summaries = {ns: pd.read_parquet(path) for ns, path in zip(snakemake.params.progression,
                                                                     snakemake.input.progression, strict=True)}
         figures.save(figures.progression(figures.stage_rows(summaries)), folder, "progression")
+    if snakemake.input.sweep:
+        table = pd.read_parquet(snakemake.input.sweep[0]).dropna(subset=["kernel_us"])
+        for op in table["op"].unique():
+            figures.save(figures.sweep(table, op, snakemake.params.roofline), folder, f"sweep-{op}")
 
 
 main(snakemake)  # noqa: F821

@@ -32,9 +32,10 @@ def iterate(calls: dict, job: Job, annotate) -> None:
 def warmed(job: Job) -> dict:
     import torch
 
-    from ..workload import prepare
+    from ..workload import prepare, prepare_drawn
 
-    calls = {name: prepare(job.op, s["implementation"], job.npz, job.shape, s["variant"], s["cubin"])
+    calls = {name: prepare_drawn(job.op, s["implementation"], s["shape"], s["seed"], s["variant"], s["cubin"])
+             if "shape" in s else prepare(job.op, s["implementation"], job.npz, job.shape, s["variant"], s["cubin"])
              for name, s in job.subjects.items()}
     for call in calls.values():
         for _ in range(job.warmup):

@@ -3,6 +3,6 @@ from . import gelu, layernorm, matmul, neighbor, triangle
 from .base import CudaVariant, EdgeCase, LaunchContract, Op, Shape
 
 OPS: dict[str, Op] = {m.OP.name: m.OP for m in (matmul, gelu, layernorm, triangle, neighbor)}
-IMPLEMENTATIONS = ("torch", "triton", "cuda")
+IMPLEMENTATIONS = ("torch", "triton", "compiled", "cuda")
 
 __all__ = ["OPS", "IMPLEMENTATIONS", "Op", "CudaVariant", "EdgeCase", "LaunchContract", "Shape"]

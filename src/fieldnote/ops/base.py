@@ -73,6 +73,9 @@ class Op:
     small_shapes: tuple[Shape, ...]
     edge_cases: tuple[EdgeCase, ...] = ()
     cuda_variants: dict[str, CudaVariant] = field(default_factory=dict)
+    # The least work any implementation must do at a shape: (bytes to and from memory, each input read once and
+    # the output written once; floating-point operations). The sweep's roofline is drawn from it.
+    work: Callable[[Shape], tuple[int, int]] | None = None
 
     def label(self, shape: Shape) -> str:
         """The shape as the note writes it: 1024x1024x1024, 4096x768, ..."""

@@ -22,6 +22,10 @@ FOUR_PER_THREAD = LaunchContract(
     args=lambda t, s: (t["x"], t["bias"], t["out"], i32(s["rows"]), i32(s["cols"])),
 )
 
+def work(s):
+    return 4 * (2 * s["rows"] * s["cols"] + s["cols"]), 0  # memory-bound: the roofline is bandwidth
+
+
 OP = Op(
     name="gelu",
     dims=("rows", "cols"),
@@ -36,4 +40,5 @@ OP = Op(
                     "h200-001: four elements a thread as 128-bit loads and stores (when cols % 4 == 0), tanh "
                     "written as the logistic of 2u: one exp2 and one division"),
     ]},
+    work=work,
 )

@@ -66,6 +66,10 @@ TWO_WARP_ROW_STAGED_SHARED = contract("layernorm_2warp_row_staged_shared", 256, 
 WARP_ROW_REGISTERS = contract("layernorm_warp_row_registers", 256, rows_per_block(8), at_most_1024_cols)
 TWO_WARP_ROW_REGISTERS = contract("layernorm_2warp_row_registers", 256, rows_per_block(4), any_cols)
 
+def work(s):
+    return 4 * (2 * s["rows"] * s["cols"] + 2 * s["cols"]), 0  # memory-bound: the roofline is bandwidth
+
+
 OP = Op(
     name="layernorm",
     dims=("rows", "cols"),
@@ -108,4 +112,5 @@ OP = Op(
                     "its 128-bit loads in flight at once, mean then variance about it by shuffles, no shared "
                     "memory, no barrier"),
     ]},
+    work=work,
 )

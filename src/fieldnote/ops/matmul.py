@@ -30,6 +30,10 @@ REGTILE_64X64_K64_TRANSPOSED = LaunchContract(entry="matmul_regtile_64x64_k64_tr
 CPASYNC_2BUF_64X64 = LaunchContract(entry="matmul_cpasync_2buf_64x64", block=(256, 1, 1),
                                     grid=tile_64x64_grid, args=abc_mnk)
 
+def work(s):
+    return 4 * (s["m"] * s["k"] + s["k"] * s["n"] + s["m"] * s["n"]), 2 * s["m"] * s["n"] * s["k"]
+
+
 OP = Op(
     name="matmul",
     dims=("m", "n", "k"),
@@ -51,4 +55,5 @@ OP = Op(
                     "two shared buffers, next K tile in flight with cp.async (A 4-byte, B 16-byte), "
                     "wait_group(1), K step 32 per buffer, 64x64 tile, 4x4 outputs per thread"),
     ]},
+    work=work,
 )

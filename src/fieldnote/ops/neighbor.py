@@ -37,6 +37,11 @@ CSR_ROW_FEATURE = LaunchContract(
     args=lambda t, s: (t["rowptr"], t["src"], t["weight"], t["x"], t["out"], i32(s["nodes"]), i32(s["features"])),
 )
 
+def work(s):
+    """x read and out written once, a weight and a source index per edge, the row pointers."""
+    return 4 * (2 * s["nodes"] * s["features"] + 2 * s["edges"] + s["nodes"] + 1), 2 * s["edges"] * s["features"]
+
+
 OP = Op(
     name="neighbor",
     dims=("nodes", "features", "edges"),
@@ -52,4 +57,5 @@ OP = Op(
     cuda_variants={v.name: v for v in [
         CudaVariant("neighbor_csr_row_feature", "neighbor", CSR_ROW_FEATURE, "one thread per (row, feature)"),
     ]},
+    work=work,
 )

@@ -17,6 +17,10 @@ THREAD_PER_OUTPUT = LaunchContract(
     args=lambda t, s: (t["a"], t["b"], t["out"], i32(s["n"]), i32(s["channels"])),
 )
 
+def work(s):
+    return 4 * 3 * s["n"] * s["n"] * s["channels"], 2 * s["n"] ** 3 * s["channels"]
+
+
 OP = Op(
     name="triangle",
     dims=("n", "channels"),
@@ -28,4 +32,5 @@ OP = Op(
     cuda_variants={v.name: v for v in [
         CudaVariant("triangle_thread_per_output", "triangle", THREAD_PER_OUTPUT, "one thread per output element"),
     ]},
+    work=work,
 )

@@ -1,0 +1,48 @@
+"""The size sweep: every implementation of an op at each shape a namespace lists, checked first, then captured in
+one profiled session per op, and set against the machine's roofline.
+
+A sweep point is a subject named `implementation@shape` (`cuda@65536x4096`) with its own shape and inputs drawn
+from the namespace's seed, so the capture stage runs it unchanged.
+"""
+from __future__ import annotations
+
+import pandas as pd
+
+from .ops import OPS
+
+
+def point_name(implementation: str, label: str) -> str:
+    return f"{implementation}@{label}"
+
+
+def subjects(op: str, shapes: list[dict], implementations: dict[str, dict], seed: int) -> tuple[dict, list[dict]]:
+    """The sweep subjects of an op, and the points left out because a CUDA variant's launch contract does not
+    take that shape (each with the contract's reason). `implementations`: name -> implementation, variant, cubin."""
+    spec, points, skipped = OPS[op], {}, []
+    for shape in shapes:
+        for name, s in implementations.items():
+            reason = spec.variant(s["variant"]).contract.supports(shape) if s["variant"] else None
+            if reason:
+                skipped.append({"op": op, "implementation": name, "shape": spec.label(shape), "reason": reason})
+                continue
+            points[point_name(name, spec.label(shape))] = {**s, "shape": shape, "seed": seed}
+    return points, skipped
+
+
+def table(capture_summary: pd.DataFrame, roofline: dict) -> pd.DataFrame:
+    """One row per (op, implementation, shape): kernel time per call (median over captures), launches, the
+    op's least bytes and FLOPs at that shape, what they come to per second, and the fraction of the roof."""
+    rows = []
+    for (op, point), group in capture_summary.groupby(["op", "implementation"], sort=False):
+        implementation, label = point.split("@")
+        shape = OPS[op].parse_label(label)
+        nbytes, flops = OPS[op].work(shape)
+        kernel_us = float(group["kernel_us_per_iteration"].median())
+        gbs, tflops = nbytes / kernel_us / 1e3, flops / kernel_us / 1e6
+        bound = "compute" if flops / nbytes > roofline["fp32_tflops"] * 1e3 / roofline["bandwidth_gbs"] else "memory"
+        roof = tflops / roofline["fp32_tflops"] if bound == "compute" else gbs / roofline["bandwidth_gbs"]
+        rows.append({"op": op, "implementation": implementation, "shape": label, "kernel_us": kernel_us,
+                     "launches": int(group["launches_per_iteration"].iloc[0]), "bytes": nbytes, "flops": flops,
+                     "achieved_gbs": gbs, "achieved_tflops": tflops, "bound": bound, "fraction_of_roof": roof,
+                     "fits_l2": nbytes <= roofline["l2_bytes"]})
+    return pd.DataFrame(rows)

@@ -1,0 +1,48 @@
+"""The size sweep's bookkeeping on the CPU: its points, the roofline arithmetic, the note's table and figures."""
+import pandas as pd
+import pytest
+
+from fieldnote import figures, note
+from fieldnote.sweep import subjects, table
+
+ROOF = {"bandwidth_gbs": 4300, "fp32_tflops": 67, "l2_bytes": 60 * 2**20}
+CUDA = {"implementation": "cuda", "variant": "layernorm_warp_row_registers", "cubin": "ln.cubin"}
+TORCH = {"implementation": "torch", "variant": None, "cubin": None}
+
+
+def test_points_are_named_by_shape_and_a_contract_that_does_not_take_a_shape_leaves_it_out():
+    shapes = [{"rows": 1024, "cols": 768}, {"rows": 1024, "cols": 4096}]
+    points, skipped = subjects("layernorm", shapes, {"torch": TORCH, "cuda": CUDA}, seed=7)
+    assert list(points) == ["torch@1024x768", "cuda@1024x768", "torch@1024x4096"]
+    assert points["cuda@1024x768"] == {**CUDA, "shape": shapes[0], "seed": 7}
+    assert skipped == [{"op": "layernorm", "implementation": "cuda", "shape": "1024x4096",
+                        "reason": "holds a row of at most 1024 floats, got cols=4096"}]
+
+
+def captures(rows):
+    return pd.DataFrame([{"op": op, "implementation": point, "backend": "nsys", "capture": 0,
+                          "launches_per_iteration": 1, "kernel_us_per_iteration": us} for op, point, us in rows])
+
+
+def test_roofline_arithmetic():
+    out = table(captures([("gelu", "cuda@65536x4096", 500.0), ("gelu", "cuda@1024x768", 2.0),
+                          ("matmul", "torch@4096x4096x4096", 2700.0), ("matmul", "torch@256x256x256", 5.0)]),
+                ROOF).set_index(["op", "shape"])
+    big = out.loc[("gelu", "65536x4096")]
+    assert big["bytes"] == 4 * (2 * 65536 * 4096 + 4096) and big["bound"] == "memory" and not big["fits_l2"]
+    assert big["achieved_gbs"] == pytest.approx(big["bytes"] / 500e-6 / 1e9)
+    assert big["fraction_of_roof"] == pytest.approx(big["achieved_gbs"] / 4300)
+    assert out.loc[("gelu", "1024x768"), "fits_l2"]
+    mm = out.loc[("matmul", "4096x4096x4096")]
+    assert mm["bound"] == "compute" and mm["achieved_tflops"] == pytest.approx(2 * 4096**3 / 2700e-6 / 1e12)
+    # 256^3 does 2 x 256^3 FLOPs on 768 KiB: 43 FLOP/byte, above the ridge (67e12 / 4.3e12 = 15.6)
+    assert out.loc[("matmul", "256x256x256"), "bound"] == "compute"
+
+
+def test_the_note_gives_each_op_its_largest_point_and_the_figure_draws(tmp_path):
+    swept = table(captures([("gelu", "cuda@65536x4096", 530.0), ("gelu", "torch@65536x4096", 900.0),
+                            ("gelu", "cuda@1024x768", 2.0), ("gelu", "torch@1024x768", 4.0)]), ROOF)
+    rows = note.markdown(note.sweep(swept)).splitlines()
+    assert len(rows) == 4 and "| Bias + GELU | 65536x4096 | CUDA C++ | 530.00 | 4052 GB/s | 94% |" in rows
+    paths = figures.save(figures.sweep(swept, "gelu", ROOF), tmp_path, "sweep-gelu")
+    assert all(p.stat().st_size > 0 for p in paths)

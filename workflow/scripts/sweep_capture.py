@@ -1,0 +1,27 @@
+"""Capture every sweep point of one op (each implementation at each shape) in one profiled session."""
+import tempfile
+from pathlib import Path
+
+from fieldnote import gpu
+from fieldnote.io import write_table
+from fieldnote.script import entry
+
+
+@entry
+def main(snakemake):
+    w, p = snakemake.wildcards, snakemake.params
+    gpu.require(f"sweep_capture ({w.op})", f"results/{w.ns}")
+    from fieldnote import capture
+
+    backend = capture.backend(p.backend)
+    job = capture.Job(op=w.op, subjects=dict(p.points), npz="", shape={}, iterations=p.capture["iterations"],
+                      warmup=p.capture["warmup"], repeats=1)
+    with tempfile.TemporaryDirectory(prefix=f"sweep-{p.backend}-") as workdir:
+        table = backend.capture(job, Path(workdir))
+    table.insert(0, "backend_version", backend.version())
+    table.insert(0, "backend", p.backend)
+    table.insert(0, "op", w.op)
+    write_table(snakemake.output[0], table)
+
+
+main(snakemake)  # noqa: F821

@@ -1,0 +1,29 @@
+"""The correctness gate at every sweep point of one op: each implementation on inputs drawn at that shape."""
+from fieldnote import gpu
+from fieldnote.script import entry
+
+
+@entry
+def main(snakemake):
+    w, p = snakemake.wildcards, snakemake.params
+    gpu.require(f"sweep_check ({w.op})", f"results/{w.ns}")
+    from pathlib import Path
+
+    import pandas as pd
+
+    from fieldnote import check
+    from fieldnote.implementations import runner
+    from fieldnote.io import write_table
+    from fieldnote.ops import OPS
+
+    spec, tables = OPS[w.op], []
+    for name, s in p.points.items():
+        run = runner(w.op, s["implementation"], spec.variant(s["variant"]) if s["variant"] else None,
+                     Path(s["cubin"]) if s["cubin"] else None)
+        case = check.Case("sweep", s["shape"], s["seed"], spec.inputs(s["shape"], s["seed"]))
+        tables.append(check.run_checks(run, w.op, name, "cuda", [case], p.tolerance))
+        check.gate(tables[-1])  # a point that fails stops the sweep here: it is never captured
+    write_table(snakemake.output[0], pd.concat(tables, ignore_index=True))
+
+
+main(snakemake)  # noqa: F821
