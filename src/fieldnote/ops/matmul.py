@@ -27,6 +27,8 @@ REGTILE_64X64_K32 = LaunchContract(entry="matmul_regtile_64x64_k32", block=(256,
                                    grid=tile_64x64_grid, args=abc_mnk)
 REGTILE_64X64_K64_TRANSPOSED = LaunchContract(entry="matmul_regtile_64x64_k64_transposed", block=(256, 1, 1),
                                               grid=tile_64x64_grid, args=abc_mnk)
+MMA_3XTF32_64X64 = LaunchContract(entry="matmul_3xtf32_mma_64x64", block=(128, 1, 1), grid=tile_64x64_grid,
+                                  args=abc_mnk)
 CPASYNC_2BUF_64X64 = LaunchContract(entry="matmul_cpasync_2buf_64x64", block=(256, 1, 1),
                                     grid=tile_64x64_grid, args=abc_mnk)
 
@@ -54,6 +56,10 @@ OP = Op(
         CudaVariant("matmul_cpasync_2buf_64x64", "matmul", CPASYNC_2BUF_64X64,
                     "two shared buffers, next K tile in flight with cp.async (A 4-byte, B 16-byte), "
                     "wait_group(1), K step 32 per buffer, 64x64 tile, 4x4 outputs per thread"),
+        CudaVariant("matmul_3xtf32_mma_64x64", "matmul", MMA_3XTF32_64X64,
+                    "h200-001: tensor cores (mma.sync m16n8k8 TF32) made FP32-accurate by the 3xTF32 split "
+                    "(x = hi + lo; lo*hi + hi*lo + hi*hi), 64x64 tile, 4 warps of 32x32, two shared buffers "
+                    "fed through registers, K step 32"),
     ]},
     work=work,
 )

@@ -16,6 +16,12 @@ THREAD_PER_OUTPUT = LaunchContract(
     grid=lambda s: (cdiv(s["n"] * s["n"] * s["channels"], 256), 1, 1),
     args=lambda t, s: (t["a"], t["b"], t["out"], i32(s["n"]), i32(s["channels"])),
 )
+LANE_CHANNEL_TILE4X2 = LaunchContract(
+    entry="triangle_lane_channel_tile4x2", block=(128, 1, 1),
+    grid=lambda s: (cdiv(cdiv(s["n"], 4) * cdiv(s["n"], 2) * cdiv(s["channels"], 32), 4), 1, 1),
+    args=lambda t, s: (t["a"], t["b"], t["out"], i32(s["n"]), i32(s["channels"])),
+)
+
 
 def work(s):
     return 4 * 3 * s["n"] * s["n"] * s["channels"], 2 * s["n"] ** 3 * s["channels"]
@@ -31,6 +37,9 @@ OP = Op(
     small_shapes=({"n": 7, "channels": 5},),
     cuda_variants={v.name: v for v in [
         CudaVariant("triangle_thread_per_output", "triangle", THREAD_PER_OUTPUT, "one thread per output element"),
+        CudaVariant("triangle_lane_channel_tile4x2", "triangle", LANE_CHANNEL_TILE4X2,
+                    "h200-001: a lane per channel, so each load of a or b is one coalesced line; a warp owns a 4 x 2 "
+                    "(i, j) tile, 8 accumulators, 6 loads per 8 FMAs, no shared memory"),
     ]},
     work=work,
 )
