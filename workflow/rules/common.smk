@@ -34,8 +34,7 @@ except PipelineError as error:
     sys.exit(f"fieldnote: {error}")
 
 GPU_SLOTS = 4  # the `gpu` resource of profiles/default: a measurement takes all of it, a check one slot
-GPU_IMPLEMENTATIONS = ("torch", "triton", "compiled", "cuda")
-CPU_IMPLEMENTATIONS = ("torch", "triton")  # cuda kernels need the GPU; compiled's GPU code is Triton for the GPU
+CPU_IMPLEMENTATIONS = ("torch", "triton")  # cuda needs the GPU; compiled emits C++ on a CPU, not its GPU code
 
 
 wildcard_constraints:
