@@ -64,6 +64,7 @@ FOUR_WARP_ROW_UNEVEN = contract("layernorm_4warp_row_uneven", 256, rows_per_bloc
 TWO_WARP_ROW_STAGED_SHARED = contract("layernorm_2warp_row_staged_shared", 256, rows_per_block(4),
                                       at_most_1024_cols)
 WARP_ROW_REGISTERS = contract("layernorm_warp_row_registers", 256, rows_per_block(8), at_most_1024_cols)
+WARP_ROW_SIX_QUADS = contract("layernorm_warp_row_six_quads", 256, rows_per_block(8), any_cols)
 TWO_WARP_ROW_REGISTERS = contract("layernorm_2warp_row_registers", 256, rows_per_block(4), any_cols)
 
 def work(s):
@@ -111,6 +112,9 @@ OP = Op(
                     "h200-001: one warp per row (8 rows per 256-thread block), the whole row in registers with all "
                     "its 128-bit loads in flight at once, mean then variance about it by shuffles, no shared "
                     "memory, no barrier"),
+        CudaVariant("layernorm_warp_row_six_quads", "layernorm", WARP_ROW_SIX_QUADS,
+                    "h200-001: the register kernel sized to hold at most 768 columns (six quads a lane): 52 registers, "
+                    "4 blocks an SM, the seed's 4096 rows in one wave; wider rows stream from L2 in three passes"),
     ]},
     work=work,
 )
