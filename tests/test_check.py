@@ -1,4 +1,5 @@
 """The correctness gate on the CPU: torch against the float64 reference, Triton in its interpreter."""
+import dataclasses
 import json
 import os
 import subprocess
@@ -80,3 +81,12 @@ def test_a_wrong_kernel_fails_the_gate_naming_op_implementation_and_shape():
     table = check.run_checks(transposed, "matmul", "cuda", "cpu", cases, TOL)
     with pytest.raises(PipelineError, match=r"check failed: matmul / cuda at 32x32x32 \(full, cpu\): max abs error"):
         check.gate(table)
+
+
+def test_a_case_can_carry_its_reference_for_several_runs():
+    case = check.cases("gelu", MEDIUM["gelu"], 7, None, small_only=True)[0]
+    expected = check.reference("gelu", case.inputs)
+    right = dataclasses.replace(case, expected=expected)
+    wrong = dataclasses.replace(case, expected=expected + 1.0)
+    assert check.run_checks(runner("gelu", "torch"), "gelu", "torch", "cpu", [right], TOL)["passed"].all()
+    assert not check.run_checks(runner("gelu", "torch"), "gelu", "torch", "cpu", [wrong], TOL)["passed"].any()
