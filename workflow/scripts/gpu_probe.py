@@ -5,7 +5,8 @@ from fieldnote.script import entry
 
 @entry
 def main(snakemake):
-    gpu.require("gpu_probe, the first GPU stage (then check_gpu, time, capture)", f"results/{snakemake.wildcards.ns}")
+    gpu.require("gpu_probe, the first GPU stage (then check_gpu, time, capture, sweep)",
+                f"results/{snakemake.wildcards.ns}")
     write_json(snakemake.output[0], gpu.describe())
 
 
