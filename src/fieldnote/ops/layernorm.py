@@ -65,6 +65,7 @@ TWO_WARP_ROW_STAGED_SHARED = contract("layernorm_2warp_row_staged_shared", 256, 
                                       at_most_1024_cols)
 WARP_ROW_REGISTERS = contract("layernorm_warp_row_registers", 256, rows_per_block(8), at_most_1024_cols)
 WARP_ROW_SIX_QUADS = contract("layernorm_warp_row_six_quads", 256, rows_per_block(8), any_cols)
+WARP_TWO_ROWS = contract("layernorm_warp_two_rows", 256, rows_per_block(16), any_cols)
 TWO_WARP_ROW_REGISTERS = contract("layernorm_2warp_row_registers", 256, rows_per_block(4), any_cols)
 
 def work(s):
@@ -115,6 +116,9 @@ OP = Op(
         CudaVariant("layernorm_warp_row_six_quads", "layernorm", WARP_ROW_SIX_QUADS,
                     "h200-001: the register kernel sized to hold at most 768 columns (six quads a lane): 52 registers, "
                     "4 blocks an SM, the seed's 4096 rows in one wave; wider rows stream from L2 in three passes"),
+        CudaVariant("layernorm_warp_two_rows", "layernorm", WARP_TWO_ROWS,
+                    "h200-001: two rows a warp, both rows' loads issued before either is reduced, so an SM's "
+                    "load, reduce and store phases overlap; rows of up to 768 columns in registers"),
     ]},
     work=work,
 )
