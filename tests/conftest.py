@@ -9,6 +9,10 @@ import pytest
 ROOT = Path(__file__).resolve().parents[1]
 SEED_EVIDENCE = ROOT.parent / "shared" / "seed-evidence"
 os.environ.setdefault("TRITON_DEFAULT_FP_FUSION", "1")  # Triton's long-standing default; silences 3.9's warning
+# Shapes small enough that a namespace's CPU stages (the Triton interpreter included) run in seconds.
+SMALL = {"matmul": {"m": 70, "n": 66, "k": 40}, "gelu": {"rows": 16, "cols": 768},
+         "layernorm": {"rows": 16, "cols": 768}, "triangle": {"n": 12, "channels": 4},
+         "neighbor": {"nodes": 64, "features": 64, "edges": 400}}
 PROJECT = ("Snakefile", "config", "workflow", "kernels", "src", "profiles", "archives")
 
 

@@ -4,7 +4,7 @@ import shutil
 from pathlib import Path
 
 import pytest
-from conftest import SEED_EVIDENCE, copy_project, measured_mage_006, snakemake
+from conftest import SEED_EVIDENCE, SMALL, copy_project, measured_mage_006, snakemake
 from test_workflow import job_counts
 
 pytestmark = pytest.mark.skipif(not (SEED_EVIDENCE / "mage-006").exists(), reason="../shared/seed-evidence absent")
@@ -63,11 +63,6 @@ def test_editing_the_import_reruns_the_namespaces_that_import(rendered):
     jobs = planned(rendered)
     assert sorted(jobs["import_original"]) == [f"ns=original-mage-00{i}" for i in (1, 2, 3, 6)]
     assert set(jobs) == {"import_original", "capture_summary", "summary", "note", "figures", "bundle"}
-
-
-SMALL = {"matmul": {"m": 70, "n": 66, "k": 40}, "gelu": {"rows": 16, "cols": 768},
-         "layernorm": {"rows": 16, "cols": 768}, "triangle": {"n": 12, "channels": 4},
-         "neighbor": {"nodes": 64, "features": 64, "edges": 400}}
 
 
 @pytest.fixture(scope="module")

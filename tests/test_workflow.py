@@ -3,11 +3,7 @@ import re
 from pathlib import Path
 
 import pytest
-from conftest import has_gpu, measured_mage_006, snakemake
-
-SMALL = {"matmul": {"m": 70, "n": 66, "k": 40}, "gelu": {"rows": 16, "cols": 768},
-         "layernorm": {"rows": 16, "cols": 768}, "triangle": {"n": 12, "channels": 4},
-         "neighbor": {"nodes": 64, "features": 64, "edges": 400}}
+from conftest import SMALL, has_gpu, measured_mage_006, snakemake
 
 
 def job_counts(stdout: str) -> dict[str, int]:
