@@ -50,13 +50,17 @@ def test_triton_kernels_pass_in_the_interpreter():
         "    t = check.run_checks(runner(op, 'triton'), op, 'triton', 'cpu', check.cases(op, {}, 7, None, True), "
         f"{TOL})\n"
         "    rows += t.to_dict('records')\n"
+        "wide = {'rows': 3, 'cols': 2500}\n"  # past the seed's 1024-float block: the sweep's width 4096
+        "t = check.run_checks(runner('layernorm', 'triton'), 'layernorm', 'triton', 'cpu', "
+        f"[check.Case('wide', wide, 7, OPS['layernorm'].inputs(wide, 7))], {TOL})\n"
+        "rows += t.to_dict('records')\n"
         "print(json.dumps(rows))")
     env = {**os.environ, "TRITON_INTERPRET": "1", "PYTHONPATH": str(ROOT / "src")}
     run = subprocess.run([sys.executable, "-c", code], capture_output=True, text=True, env=env, timeout=600)
     assert run.returncode == 0, run.stderr
     table = pd.DataFrame(json.loads(run.stdout.splitlines()[-1]))
     assert table["passed"].all(), table.to_string()
-    assert set(table["op"]) == set(OPS) and "edge:constant-rows" in set(table["case"])
+    assert set(table["op"]) == set(OPS) and {"edge:constant-rows", "wide"} <= set(table["case"])
 
 
 def test_an_unwritten_element_fails():

@@ -28,3 +28,21 @@ def test_three_tf32_products_meet_the_gate_where_one_does_not():
     assert worst_ratio(one, ref) > 1.0
     assert worst_ratio(three, ref) < 0.1
     assert np.all(tf32(a_hi) == a_hi) and np.all(a_hi.view(np.uint32) & 0x1FFF == 0)
+
+
+def truncated(x: np.ndarray) -> np.ndarray:
+    """What the tensor core reads of an FP32 operand that is not TF32 already: its top 10 mantissa bits."""
+    return (x.astype(np.float32).view(np.uint32) & np.uint32(0xFFFFE000)).view(np.float32)
+
+
+def test_the_mask_split_of_the_masksplit_kernel_also_meets_the_gate():
+    """matmul_3xtf32_mma_64x64_masksplit: hi = x masked to TF32, lo = x - hi (exact), lo truncated by the MMA."""
+    shape = {"m": 256, "n": 256, "k": 1024}
+    inputs = OPS["matmul"].inputs(shape, 20260910)
+    a, b = inputs["a"], inputs["b"]
+    ref = a.astype(np.float64) @ b.astype(np.float64)
+    a_hi, b_hi = truncated(a), truncated(b)
+    assert np.all(a_hi + (a - a_hi) == a)  # the split loses nothing before the MMA reads lo
+    a_lo, b_lo = truncated(a - a_hi), truncated(b - b_hi)
+    three = (a_lo @ b_hi + a_hi @ b_lo) + a_hi @ b_hi
+    assert worst_ratio(three, ref) < 0.1

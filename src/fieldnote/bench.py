@@ -1,13 +1,15 @@
-"""Side-by-side kernel time for kernel development: the implementations and CUDA variants of one op at the seed
-shape, each passed through the correctness gate first, then timed by CUDA-graph replay (time per call: close
-to the nsys kernel time, sometimes below it, as 9.98 against 11.19 us for gelu_bias_tanh on the H200). A
-development aid; the pipeline's captures are the evidence.
+"""Side-by-side kernel time for kernel development: the implementations and CUDA variants of one op at one
+shape (the seed shape unless --shape), each passed through the correctness gate first, then timed by
+CUDA-graph replay (time per call: close to the nsys kernel time, sometimes below it, as 9.98 against
+11.19 us for gelu_bias_tanh on the H200). A subject that fails the gate is named with its failures and not
+timed; the others go on. A development aid; the pipeline's captures are the evidence.
 
-    python -m fieldnote.bench OP SUBJECT...      # SUBJECT: torch, triton, compiled, or a CUDA variant
+    python -m fieldnote.bench OP SUBJECT... [--shape rows=65536,cols=4096]
+    SUBJECT: torch, triton, compiled, or a CUDA variant of OP
 """
 from __future__ import annotations
 
-import sys
+import argparse
 import tempfile
 from pathlib import Path
 
@@ -27,33 +29,60 @@ def subject(op: str, name: str, folder: Path):
     return "cuda", name, cubin
 
 
-def main(op: str, *names: str) -> None:
-    from . import check, inputs, timing
-    from .config import load_defaults
+def gated_calls(op: str, names: list[str], shape: dict, seed: int, tolerance: dict, folder: Path) -> dict:
+    """name -> call, for the subjects that pass the gate at `shape` (full and fresh inputs, small, edges)."""
+    from . import check, inputs
     from .implementations import runner
     from .ops import OPS
-    from .paths import CONFIG
     from .workload import prepare
 
-    defaults = load_defaults(CONFIG / "config.yaml")  # the seed shapes, seed and tolerance of every namespace
-    shape, seed, tolerance = defaults["shapes"][op], defaults["seed"], defaults["tolerance"]
-    with tempfile.TemporaryDirectory() as tmp:
-        npz = Path(tmp) / "inputs.npz"
-        np.savez(npz, **OPS[op].inputs(shape, seed))
-        calls = {}
-        for name in names:
-            impl, variant, cubin = subject(op, name, Path(tmp))
-            run = runner(op, impl, OPS[op].variant(variant) if variant else None, cubin)
-            cases = check.cases(op, shape, seed, inputs.read(npz), small_only=False)
-            table = check.run_checks(run, op, name, "cuda", cases, tolerance)
-            check.gate(table)
-            calls[name] = prepare(op, impl, str(npz), shape, variant, str(cubin) if cubin else None)
-        rows = timing.graph_spans(calls, rounds=3, iterations=100, warmup=25, replays=10)
-    times = {n: float(np.median([r["span_us"] for r in rows if r["implementation"] == n])) for n in names}
-    best = min(times.values())
+    npz = folder / "inputs.npz"
+    np.savez(npz, **OPS[op].inputs(shape, seed))
+    calls = {}
+    for name in names:
+        impl, variant, cubin = subject(op, name, folder)
+        run = runner(op, impl, OPS[op].variant(variant) if variant else None, cubin)
+        cases = check.cases(op, shape, seed, inputs.read(npz), small_only=False)
+        failed = check.failures(check.run_checks(run, op, name, "cuda", cases, tolerance))
+        if failed:
+            print(f"{op:10s} {name:36s} FAILED THE GATE, not timed\n{failed}", flush=True)
+            continue
+        calls[name] = prepare(op, impl, str(npz), shape, variant, str(cubin) if cubin else None)
+    return calls
+
+
+def report(op: str, shape: dict, times: dict[str, float]) -> None:
+    from .ops import OPS
+
+    nbytes, flops = OPS[op].work(shape)
+    best = min(times.values(), default=float("nan"))
+    print(f"{op} at {OPS[op].label(shape)}: graph replay, median us per call")
     for name, us in times.items():
-        print(f"{op:10s} {name:36s} {us:8.2f} us  {us / best:5.2f}x")
+        rate = f"{flops / us / 1e6:7.2f} TFLOP/s" if flops else f"{nbytes / us / 1e3:7.0f} GB/s"
+        print(f"{op:10s} {name:36s} {us:8.2f} us  {us / best:5.2f}x  {rate}")
+
+
+def main(argv: list[str] | None = None) -> None:
+    parser = argparse.ArgumentParser(prog="python -m fieldnote.bench", description=__doc__.split("\n\n")[0])
+    parser.add_argument("op")
+    parser.add_argument("subjects", nargs="+")
+    parser.add_argument("--shape", help="key=value,... (default: the seed shape from config/config.yaml)")
+    args = parser.parse_args(argv)
+
+    from . import timing
+    from .config import load_defaults
+    from .paths import CONFIG
+
+    defaults = load_defaults(CONFIG / "config.yaml")  # the seed shapes, seed and tolerance of every namespace
+    shape = defaults["shapes"][args.op]
+    if args.shape:
+        shape = {k: int(v) for k, v in (item.split("=") for item in args.shape.split(","))}
+    with tempfile.TemporaryDirectory() as tmp:
+        calls = gated_calls(args.op, args.subjects, shape, defaults["seed"], defaults["tolerance"], Path(tmp))
+        rows = timing.graph_spans(calls, rounds=3, iterations=100, warmup=25, replays=10) if calls else []
+    times = {n: float(np.median([r["span_us"] for r in rows if r["implementation"] == n])) for n in calls}
+    report(args.op, shape, times)
 
 
 if __name__ == "__main__":
-    main(*sys.argv[1:])
+    main()

@@ -29,6 +29,8 @@ REGTILE_64X64_K64_TRANSPOSED = LaunchContract(entry="matmul_regtile_64x64_k64_tr
                                               grid=tile_64x64_grid, args=abc_mnk)
 MMA_3XTF32_64X64 = LaunchContract(entry="matmul_3xtf32_mma_64x64", block=(128, 1, 1), grid=tile_64x64_grid,
                                   args=abc_mnk)
+MMA_3XTF32_64X64_MASKSPLIT = LaunchContract(entry="matmul_3xtf32_mma_64x64_masksplit", block=(128, 1, 1),
+                                            grid=tile_64x64_grid, args=abc_mnk)
 CPASYNC_2BUF_64X64 = LaunchContract(entry="matmul_cpasync_2buf_64x64", block=(256, 1, 1),
                                     grid=tile_64x64_grid, args=abc_mnk)
 
@@ -60,6 +62,9 @@ OP = Op(
                     "h200-001: tensor cores (mma.sync m16n8k8 TF32) made FP32-accurate by the 3xTF32 split "
                     "(x = hi + lo; lo*hi + hi*lo + hi*hi), 64x64 tile, 4 warps of 32x32, two shared buffers "
                     "fed through registers, K step 32"),
+        CudaVariant("matmul_3xtf32_mma_64x64_masksplit", "matmul", MMA_3XTF32_64X64_MASKSPLIT,
+                    "h200-001: as matmul_3xtf32_mma_64x64, split by masking (hi = x & ~0x1fff, lo = x - hi) "
+                    "instead of two cvt.rna, the mma issued term by term across the 8 accumulator tiles"),
     ]},
     work=work,
 )
