@@ -66,6 +66,21 @@ TWO_WARP_ROW_STAGED_SHARED = contract("layernorm_2warp_row_staged_shared", 256, 
 WARP_ROW_REGISTERS = contract("layernorm_warp_row_registers", 256, rows_per_block(8), at_most_1024_cols)
 WARP_ROW_SIX_QUADS = contract("layernorm_warp_row_six_quads", 256, rows_per_block(8), any_cols)
 WARP_TWO_ROWS = contract("layernorm_warp_two_rows", 256, rows_per_block(16), any_cols)
+
+
+def pipelined_grid(s):
+    """Four rows a warp, 32 a block, for rows up to 768 floats held by a warp; a block a row past that (the
+    kernel picks its path by the same test of cols)."""
+    return (s["rows"], 1, 1) if s["cols"] > 768 and s["cols"] % 4 == 0 else (cdiv(s["rows"], 32), 1, 1)
+
+
+def at_most_8192_cols_in_quads(s):
+    if s["cols"] > 8192 and s["cols"] % 4 == 0:
+        return f"holds a row of at most 8192 floats in a block, got cols={s['cols']}"
+    return None
+
+
+WARP_ROW_PIPELINED = contract("layernorm_warp_row_pipelined", 256, pipelined_grid, at_most_8192_cols_in_quads)
 TWO_WARP_ROW_REGISTERS = contract("layernorm_2warp_row_registers", 256, rows_per_block(4), any_cols)
 
 def work(s):
@@ -119,6 +134,9 @@ OP = Op(
         CudaVariant("layernorm_warp_two_rows", "layernorm", WARP_TWO_ROWS,
                     "h200-001: two rows a warp, both rows' loads issued before either is reduced, so an SM's "
                     "load, reduce and store phases overlap; rows of up to 768 columns in registers"),
+        CudaVariant("layernorm_warp_row_pipelined", "layernorm", WARP_ROW_PIPELINED,
+                    "h200-001: four rows a warp in turn, the next row's loads issued before the current row is "
+                    "reduced and stored; rows past 768 columns one 256-thread block each, in registers"),
     ]},
     work=work,
 )

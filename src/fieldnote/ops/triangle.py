@@ -21,6 +21,11 @@ LANE_CHANNEL_TILE4X2 = LaunchContract(
     grid=lambda s: (cdiv(cdiv(s["n"], 4) * cdiv(s["n"], 2) * cdiv(s["channels"], 32), 4), 1, 1),
     args=lambda t, s: (t["a"], t["b"], t["out"], i32(s["n"]), i32(s["channels"])),
 )
+SMEM_TILE32X16 = LaunchContract(
+    entry="triangle_smem_tile32x16", block=(256, 1, 1),
+    grid=lambda s: (cdiv(s["n"], 16), cdiv(s["n"], 32), cdiv(s["channels"], 8)),
+    args=lambda t, s: (t["a"], t["b"], t["out"], i32(s["n"]), i32(s["channels"])),
+)
 
 
 def work(s):
@@ -40,6 +45,9 @@ OP = Op(
         CudaVariant("triangle_lane_channel_tile4x2", "triangle", LANE_CHANNEL_TILE4X2,
                     "h200-001: a lane per channel, so each load of a or b is one coalesced line; a warp owns a 4 x 2 "
                     "(i, j) tile, 8 accumulators, 6 loads per 8 FMAs, no shared memory"),
+        CudaVariant("triangle_smem_tile32x16", "triangle", SMEM_TILE32X16,
+                    "h200-001: a matrix product per channel, 32 i x 16 j x 8 channels a block staged through "
+                    "two shared buffers over k steps of 8, 4 x 4 outputs of one channel a thread"),
     ]},
     work=work,
 )
