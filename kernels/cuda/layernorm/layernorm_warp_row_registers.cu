@@ -3,22 +3,26 @@
 //   mean = sum_c x[r][c] / cols          var = sum_c (x[r][c] - mean)^2 / cols   (population variance)
 //   y[r][c] = (x[r][c] - mean) * rsqrt(var + eps) * weight[c] + bias[c]
 //
-// Launch: grid (ceil(rows / 8), 1, 1), block (256, 1, 1), no shared memory.
-//   Arguments (x, weight, bias, y, rows, cols, eps); 1 <= cols <= 1024.
+// Launch: block (256, 1, 1), no shared memory beyond 32 bytes; arguments (x, weight, bias, y, rows, cols, eps).
+//   cols <= 1024, or not a multiple of 4: grid (ceil(rows / 8), 1, 1), a warp a row.
+//   1024 < cols <= 8192, a multiple of 4: grid (rows, 1, 1), a block a row (the sweep's 4096 columns).
 //
 // Design for sm_90, where the seed's 12.6 MB input stays in the 60 MB L2 between calls and the kernel is bound
 //   by latency rather than DRAM: one warp per row and nothing else. Each lane issues all its loads of the row
 //   up front (up to eight 128-bit quads, six at 768 columns), so a warp has the whole row in flight at once;
 //   the mean and then the variance about it come from those registers through two shuffle reductions, with no
 //   shared memory and no barrier; y is written from the same registers. Widths that are not a multiple of 4
-//   take a three-pass path over global memory. Capping it at 64 registers (4 blocks an SM, the seed's 4096
-//   rows in one wave) measured 6.16 us against 6.59 but spills 16 bytes, so it is not kept; see the notes.
+//   take a three-pass path over global memory; that path once held its row in registers too and cost the
+//   kernel 79 registers (6.59 us; see the notes). Rows wider than 1024 floats are one block each, 16 floats a
+//   thread at 4096 in registers, reduced through shared memory, so x is read once at the widths the sweep
+//   takes (the path of layernorm_warp_row_pipelined, 3915 GB/s at 16384 x 4096 on the H200).
 
 namespace {
 
 enum : int {
+    THREADS = 256,
     WARPS = 8,            // rows per 256-thread block
-    MAX_QUADS = 8,        // per lane: 8 x 4 x 32 = 1024 columns
+    MAX_QUADS = 8,        // per lane: 8 x 4 x 32 = 1024 columns; wide path: 8 x 4 x 256 = 8192 a block
 };
 
 __device__ __forceinline__ float warp_sum(float v)
@@ -35,12 +39,75 @@ __device__ __forceinline__ bool aligned16(const void* a, const void* b, const vo
              reinterpret_cast<u64>(d)) & 15ull) == 0;
 }
 
+__device__ __forceinline__ float quad_sum(float4 v) { return (v.x + v.y) + (v.z + v.w); }
+
+__device__ __forceinline__ float quad_sq(float4 v, float mean)
+{
+    const float a = v.x - mean, b = v.y - mean, c = v.z - mean, d = v.w - mean;
+    return (a * a + b * b) + (c * c + d * d);
+}
+
+__device__ __forceinline__ float4 normalized(float4 v, float mean, float rstd, float4 w, float4 b)
+{
+    return make_float4(fmaf((v.x - mean) * rstd, w.x, b.x), fmaf((v.y - mean) * rstd, w.y, b.y),
+                       fmaf((v.z - mean) * rstd, w.z, b.z), fmaf((v.w - mean) * rstd, w.w, b.w));
+}
+
+__device__ __forceinline__ float block_sum(float v, float* partial)
+{
+    const int lane = threadIdx.x % 32, warp = threadIdx.x / 32;
+    v = warp_sum(v);
+    if (lane == 0) partial[warp] = v;
+    __syncthreads();
+    float total = 0.f;
+#pragma unroll
+    for (int i = 0; i < WARPS; ++i) total += partial[i];
+    __syncthreads();  // partial is reused by the next reduction
+    return total;
+}
+
+// One block, one row of up to 8192 columns held in registers, 4 x MAX_QUADS floats a thread.
+__device__ void wide_row(const float* x, const float4* w4, const float4* b4, float* y, int cols, float eps,
+                         int row)
+{
+    __shared__ float partial[WARPS];
+    const int quads = cols / 4;
+    const float inv_cols = 1.f / cols;
+    const float4* xr = reinterpret_cast<const float4*>(x) + (long long)row * quads;
+    float4 v[MAX_QUADS];
+    float sum = 0.f;
+#pragma unroll
+    for (int i = 0; i < MAX_QUADS; ++i) {
+        const int q = threadIdx.x + THREADS * i;
+        v[i] = q < quads ? __ldg(xr + q) : make_float4(0.f, 0.f, 0.f, 0.f);
+        sum += quad_sum(v[i]);
+    }
+    const float mean = block_sum(sum, partial) * inv_cols;
+    float sq = 0.f;
+#pragma unroll
+    for (int i = 0; i < MAX_QUADS; ++i)
+        if (threadIdx.x + THREADS * i < quads) sq += quad_sq(v[i], mean);
+    const float rstd = rsqrtf(block_sum(sq, partial) * inv_cols + eps);
+    float4* yr = reinterpret_cast<float4*>(y) + (long long)row * quads;
+#pragma unroll
+    for (int i = 0; i < MAX_QUADS; ++i) {
+        const int q = threadIdx.x + THREADS * i;
+        if (q < quads) yr[q] = normalized(v[i], mean, rstd, __ldg(w4 + q), __ldg(b4 + q));
+    }
+}
+
 }  // namespace
 
 extern "C" __global__ void __launch_bounds__(32 * WARPS)
 layernorm_warp_row_registers(const float* __restrict__ x, const float* __restrict__ weight,
                              const float* __restrict__ bias, float* __restrict__ y, int rows, int cols, float eps)
 {
+    const bool quads = (cols & 3) == 0 && aligned16(x, y, weight, bias);
+    if (quads && cols > 4 * 32 * MAX_QUADS) {
+        wide_row(x, reinterpret_cast<const float4*>(weight), reinterpret_cast<const float4*>(bias), y, cols, eps,
+                 blockIdx.x);  // the grid is one block a row
+        return;
+    }
     const int lane = threadIdx.x % 32;
     const int row = blockIdx.x * WARPS + threadIdx.x / 32;
     if (row >= rows) return;  // whole warps only: no shuffle below misses a lane
@@ -48,7 +115,7 @@ layernorm_warp_row_registers(const float* __restrict__ x, const float* __restric
     float* yr = y + (long long)row * cols;
     const float inv_cols = 1.f / cols;
 
-    if ((cols & 3) == 0 && aligned16(x, y, weight, bias)) {
+    if (quads) {
         const int quads = cols / 4;
         float4 v[MAX_QUADS];
         float sum = 0.f;

@@ -63,15 +63,18 @@ BLOCK192_ONE_QUAD = contract("layernorm_block192_one_quad", 192, one_row_per_blo
 FOUR_WARP_ROW_UNEVEN = contract("layernorm_4warp_row_uneven", 256, rows_per_block(2), at_most_1024_cols)
 TWO_WARP_ROW_STAGED_SHARED = contract("layernorm_2warp_row_staged_shared", 256, rows_per_block(4),
                                       at_most_1024_cols)
-WARP_ROW_REGISTERS = contract("layernorm_warp_row_registers", 256, rows_per_block(8), at_most_1024_cols)
 WARP_ROW_SIX_QUADS = contract("layernorm_warp_row_six_quads", 256, rows_per_block(8), any_cols)
 WARP_TWO_ROWS = contract("layernorm_warp_two_rows", 256, rows_per_block(16), any_cols)
 
 
-def pipelined_grid(s):
-    """Four rows a warp, 32 a block, for rows up to 768 floats held by a warp; a block a row past that (the
-    kernel picks its path by the same test of cols)."""
-    return (s["rows"], 1, 1) if s["cols"] > 768 and s["cols"] % 4 == 0 else (cdiv(s["rows"], 32), 1, 1)
+def wide_rows_a_block(narrow_cols, rows_a_block):
+    """The grid of a kernel that takes rows of up to `narrow_cols` floats `rows_a_block` a block, and wider rows
+    (a multiple of 4) one block each; the kernel picks its path by the same test of cols."""
+    def grid(s):
+        if s["cols"] > narrow_cols and s["cols"] % 4 == 0:
+            return (s["rows"], 1, 1)
+        return (cdiv(s["rows"], rows_a_block), 1, 1)
+    return grid
 
 
 def at_most_8192_cols_in_quads(s):
@@ -80,7 +83,11 @@ def at_most_8192_cols_in_quads(s):
     return None
 
 
-WARP_ROW_PIPELINED = contract("layernorm_warp_row_pipelined", 256, pipelined_grid, at_most_8192_cols_in_quads)
+WARP_ROW_REGISTERS = contract("layernorm_warp_row_registers", 256, wide_rows_a_block(1024, 8),
+                              at_most_8192_cols_in_quads)
+# Four rows a warp, 32 a block, at the seed shape.
+WARP_ROW_PIPELINED = contract("layernorm_warp_row_pipelined", 256, wide_rows_a_block(768, 32),
+                              at_most_8192_cols_in_quads)
 TWO_WARP_ROW_REGISTERS = contract("layernorm_2warp_row_registers", 256, rows_per_block(4), any_cols)
 
 def work(s):
