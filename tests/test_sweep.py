@@ -3,10 +3,10 @@ import pandas as pd
 import pytest
 
 from fieldnote import figures, note
-from fieldnote.sweep import subjects, table
+from fieldnote.sweep import failed_points, passed, subjects, table
 
 ROOF = {"bandwidth_gbs": 4300, "fp32_tflops": 67, "l2_bytes": 60 * 2**20}
-CUDA = {"implementation": "cuda", "variant": "layernorm_warp_row_registers", "cubin": "ln.cubin"}
+CUDA = {"implementation": "cuda", "variant": "layernorm_block_row_1pass", "cubin": "ln.cubin"}
 TORCH = {"implementation": "torch", "variant": None, "cubin": None}
 
 
@@ -46,3 +46,15 @@ def test_the_note_gives_each_op_its_largest_point_and_the_figure_draws(tmp_path)
     assert len(rows) == 4 and "| Bias + GELU | 65536x4096 | CUDA C++ | 530.00 | 4052 GB/s | 94% |" in rows
     paths = figures.save(figures.sweep(swept, "gelu", ROOF), tmp_path, "sweep-gelu")
     assert all(p.stat().st_size > 0 for p in paths)
+
+
+def test_a_point_that_fails_its_check_is_not_captured_and_is_named_with_its_error():
+    points, _ = subjects("layernorm", [{"rows": 1024, "cols": 768}], {"torch": TORCH, "cuda": CUDA}, seed=7)
+    checks = pd.DataFrame([
+        {"op": "layernorm", "implementation": "torch@1024x768", "passed": True, "max_abs_error": 1e-6,
+         "max_rel_error": 1e-6},
+        {"op": "layernorm", "implementation": "cuda@1024x768", "passed": False, "max_abs_error": 7.3e-4,
+         "max_rel_error": 1.45}])
+    assert list(passed(points, checks)) == ["torch@1024x768"]
+    assert failed_points(checks) == [{"op": "layernorm", "implementation": "cuda", "shape": "1024x768",
+                                      "reason": "failed the check: max abs error 0.00073, max rel error 1.45"}]

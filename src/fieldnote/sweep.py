@@ -29,6 +29,23 @@ def subjects(op: str, shapes: list[dict], implementations: dict[str, dict], seed
     return points, skipped
 
 
+def passed(points: dict, checks: pd.DataFrame) -> dict:
+    """The points whose every check passed: a kernel that fails its check is never timed."""
+    ok = checks.groupby("implementation")["passed"].all()
+    return {name: point for name, point in points.items() if ok.get(name, False)}
+
+
+def failed_points(checks: pd.DataFrame) -> list[dict]:
+    """The points that failed their check, each with its worst error, as the sweep table lists them."""
+    rows = []
+    for r in checks[~checks["passed"]].itertuples():
+        implementation, label = r.implementation.split("@")
+        rows.append({"op": r.op, "implementation": implementation, "shape": label,
+                     "reason": f"failed the check: max abs error {r.max_abs_error:.3g}, "
+                               f"max rel error {r.max_rel_error:.3g}"})
+    return rows
+
+
 def table(capture_summary: pd.DataFrame, roofline: dict) -> pd.DataFrame:
     """One row per (op, implementation, shape): kernel time per call (median over captures), launches, the
     op's least bytes and FLOPs at that shape, what they come to per second, and the fraction of the roof."""

@@ -63,6 +63,7 @@ rule sweep:
         "work/{ns}/sweep.parquet",
     input:
         kernels=lambda w: evidence_table(w.ns, "sweep_kernels"),
+        checks=lambda w: evidence_table(w.ns, "sweep_checks"),
         code=module("sweep", "capture/summary"),
     params:
         roofline=lambda w: ns_of(w).roofline,

@@ -1,4 +1,5 @@
-"""Capture every sweep point of one op (each implementation at each shape) in one profiled session."""
+"""Capture every sweep point of one op (each implementation at each shape) that passed its check, in one profiled
+session."""
 import tempfile
 from pathlib import Path
 
@@ -11,10 +12,14 @@ from fieldnote.script import entry
 def main(snakemake):
     w, p = snakemake.wildcards, snakemake.params
     gpu.require(f"sweep_capture ({w.op})", f"results/{w.ns}")
+    import pandas as pd
+
     from fieldnote import capture
+    from fieldnote.sweep import passed
 
     backend = capture.backend(p.backend)
-    job = capture.Job(op=w.op, subjects=dict(p.points), npz="", shape={}, iterations=p.capture["iterations"],
+    points = passed(p.points, pd.read_parquet(snakemake.input.checks))
+    job = capture.Job(op=w.op, subjects=points, npz="", shape={}, iterations=p.capture["iterations"],
                       warmup=p.capture["warmup"], repeats=1)
     with tempfile.TemporaryDirectory(prefix=f"sweep-{p.backend}-") as workdir:
         table = backend.capture(job, Path(workdir))

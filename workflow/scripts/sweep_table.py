@@ -1,17 +1,19 @@
-"""The sweep table: kernel time per call at each point against the roofline, plus the points left out."""
+"""The sweep table: kernel time per call at each point against the roofline, plus the points left out (a launch
+contract that does not take the shape, or a failed check)."""
 import pandas as pd
 
 from fieldnote.capture.summary import summarize
 from fieldnote.io import write_table
 from fieldnote.script import entry
-from fieldnote.sweep import table
+from fieldnote.sweep import failed_points, table
 
 
 @entry
 def main(snakemake):
     p = snakemake.params
     rows = table(summarize(pd.read_parquet(snakemake.input.kernels)), p.roofline)
-    skipped = pd.DataFrame(p.skipped, columns=["op", "implementation", "shape", "reason"])
+    failed = failed_points(pd.read_parquet(snakemake.input.checks))
+    skipped = pd.DataFrame(p.skipped + failed, columns=["op", "implementation", "shape", "reason"])
     write_table(snakemake.output[0], pd.concat([rows.assign(reason=None), skipped], ignore_index=True))
 
 

@@ -31,6 +31,8 @@ MMA_3XTF32_64X64 = LaunchContract(entry="matmul_3xtf32_mma_64x64", block=(128, 1
                                   args=abc_mnk)
 MMA_3XTF32_64X64_MASKSPLIT = LaunchContract(entry="matmul_3xtf32_mma_64x64_masksplit", block=(128, 1, 1),
                                             grid=tile_64x64_grid, args=abc_mnk)
+MMA_3XTF32_64X64_BLOCKED = LaunchContract(entry="matmul_3xtf32_mma_64x64_blocked", block=(128, 1, 1),
+                                          grid=tile_64x64_grid, args=abc_mnk)
 CPASYNC_2BUF_64X64 = LaunchContract(entry="matmul_cpasync_2buf_64x64", block=(256, 1, 1),
                                     grid=tile_64x64_grid, args=abc_mnk)
 
@@ -65,6 +67,10 @@ OP = Op(
         CudaVariant("matmul_3xtf32_mma_64x64_masksplit", "matmul", MMA_3XTF32_64X64_MASKSPLIT,
                     "h200-001: as matmul_3xtf32_mma_64x64, split by masking (hi = x & ~0x1fff, lo = x - hi) "
                     "instead of two cvt.rna, the mma issued term by term across the 8 accumulator tiles"),
+        CudaVariant("matmul_3xtf32_mma_64x64_blocked", "matmul", MMA_3XTF32_64X64_BLOCKED,
+                    "h200-001: as matmul_3xtf32_mma_64x64_masksplit with hi rounded to nearest by integer "
+                    "operations and each K step's 12 mma summed from zero, then added in FP32 (the tensor "
+                    "core's accumulation truncates)"),
     ]},
     work=work,
 )
