@@ -59,3 +59,23 @@ def test_attempts_table_reads_each_value_and_its_comparison_from_one_summary():
     rows = note.markdown(note.attempts(table)).splitlines()
     assert "GPU kernel time | 6.90 µs | 5.40 µs for Triton, same run (1.28x)" in rows[2]
     assert "CUDA-event span (mean) | 13.50 µs | 12.70 µs for `layernorm_2warp_row_shared`, same run (1.06x)" in rows[3]
+
+
+def test_standing_sets_ours_against_the_best_peer_and_the_roofline_floor():
+    """From the mage-006 H200 fixtures: matmul cuda 74.85 against torch; the floor at 1024^3 is 2.15 GFLOP at
+    67 TFLOP/s, 32.05 us; the GELU's is 25.2 MB at 4300 GB/s, 5.85 us."""
+    tables = h200_tables()
+    shapes = {"matmul": {"m": 1024, "n": 1024, "k": 1024}, "gelu": {"rows": 4096, "cols": 768},
+              "layernorm": {"rows": 4096, "cols": 768}, "triangle": {"n": 128, "channels": 32},
+              "neighbor": {"nodes": 4096, "features": 64, "edges": 65536}}
+    roof = {"bandwidth_gbs": 4300, "fp32_tflops": 67, "l2_bytes": 60 * 2**20}
+    rows = note.standing(tables["summary"], shapes, roof).set_index("Operation")
+    t = tables["summary"].set_index(["op", "implementation"])["kernel_us"]
+    matmul = rows.loc["Matrix multiplication"]
+    best = min(t[("matmul", "torch")], t[("matmul", "triton")])
+    assert matmul["Best peer"] == "PyTorch" and matmul["Floor (µs)"] == "32.05"
+    assert matmul["Ours / best peer"] == f"{t[('matmul', 'cuda')] / best:.2f}"
+    assert rows.loc["Bias + GELU", "Floor (µs)"] == "5.85"
+    text = note.render("h200-001", "", {"gpu": "NVIDIA H200"}, tables, roofline=(shapes, roof))
+    assert "## CUDA C++ against the best peer and the roofline (kernel time, µs)" in text
+    assert "against the best peer" not in note.render("mage-006", "", {"gpu": "NVIDIA H200"}, tables)

@@ -132,6 +132,31 @@ def sweep(table: pd.DataFrame) -> pd.DataFrame:
     return pd.DataFrame(rows)
 
 
+def floor_us(op: str, shape: dict, roofline: dict) -> float:
+    """The roofline's least time at a shape: the op's least bytes at the bandwidth or its FLOPs at the FP32 peak,
+    whichever is longer."""
+    from .ops import OPS as SPECS
+
+    nbytes, flops = SPECS[op].work(shape)
+    return max(nbytes / roofline["bandwidth_gbs"] / 1e3, flops / roofline["fp32_tflops"] / 1e6)
+
+
+def standing(summary: pd.DataFrame, shapes: dict, roofline: dict) -> pd.DataFrame:
+    """Per op, the hand-written kernel against the fastest of the other implementations (the best peer), and
+    against the roofline floor at the op's shape."""
+    mine = hand_written(summary)
+    rows = []
+    for op in [o for o in OPS if o in set(summary["op"])]:
+        times = summary[summary["op"] == op].set_index("implementation")["kernel_us"]
+        peers = times.drop(mine)
+        best, ours, floor = peers.idxmin(), times[mine], floor_us(op, shapes[op], roofline)
+        rows.append({"Operation": OPS[op], **{IMPLEMENTATIONS[i]: us(v) for i, v in peers.items()},
+                     IMPLEMENTATIONS[mine]: us(ours), "Best peer": IMPLEMENTATIONS[best],
+                     "Ours / best peer": f"{ours / peers[best]:.2f}", "Floor (µs)": us(floor),
+                     "Ours / floor": f"{ours / floor:.2f}"})
+    return pd.DataFrame(rows).fillna("")
+
+
 def markdown(frame: pd.DataFrame) -> str:
     header = "| " + " | ".join(frame.columns) + " |"
     rule = "| " + " | ".join("---" for _ in frame.columns) + " |"
@@ -140,9 +165,9 @@ def markdown(frame: pd.DataFrame) -> str:
 
 
 def render(namespace: str, description: str, environment: dict, tables: dict[str, pd.DataFrame],
-           history: dict | None = None) -> str:
+           history: dict | None = None, roofline: tuple[dict, dict] | None = None) -> str:
     """`history`: optional cross-namespace views, {"progression": (summaries, changes), "drift": (baseline name,
-    (summary, kernels) of the baseline)}."""
+    (summary, kernels) of the baseline)}. `roofline`: (shapes, roofline) for the standing against peers and floor."""
     summary = tables["summary"]
     spans = tables["spans"]
     eager = spans[spans["mode"] == "eager"]
@@ -161,6 +186,12 @@ def render(namespace: str, description: str, environment: dict, tables: dict[str
         markdown(by_implementation(summary, "launches", fmt=lambda v: "" if pd.isna(v) else str(int(v)))),
         f"## Resources the capture reports for the {mine} kernels", markdown(resources(tables["kernels"])),
     ]
+    if roofline:
+        shapes, roof = roofline
+        sections += [f"## {mine} against the best peer and the roofline (kernel time, µs)",
+                     f"The floor is the op's least bytes at {roof['bandwidth_gbs']} GB/s or its FLOPs at "
+                     f"{roof['fp32_tflops']} TFLOP/s (FP32), whichever is longer. Inputs that stay in L2 between "
+                     "calls can beat it.", markdown(standing(summary, shapes, roof))]
     sections += history_sections(namespace, tables, history or {})
     band = tables.get("capture_summary")
     if band is not None and "under_load" in band and (band.groupby(["op", "implementation"]).size() > 2).any():

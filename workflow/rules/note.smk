@@ -56,5 +56,8 @@ rule note:
         tables=lambda w: list(note_tables(w.ns)),
         progression=lambda w: ns_of(w).progression,
         drift=lambda w: ns_of(w).drift,
+        # the standing against peers and roofline, where the namespace sweeps against that roofline
+        shapes=lambda w: ns_of(w).shapes,
+        roofline=lambda w: ns_of(w).roofline if ns_of(w).sweep else None,
     script:
         "../scripts/note.py"

@@ -25,7 +25,9 @@ def main(snakemake):
     i = snakemake.input
     tables = {name: pd.read_parquet(i[name]) for name in snakemake.params.tables}
     environment = json.loads(open(i.environment).read())
-    text = note.render(snakemake.wildcards.ns, snakemake.params.description, environment, tables, history(snakemake))
+    p = snakemake.params
+    roofline = (p.shapes, p.roofline) if p.roofline else None
+    text = note.render(snakemake.wildcards.ns, p.description, environment, tables, history(snakemake), roofline)
     write_bytes(snakemake.output[0], text.encode())
 
 
