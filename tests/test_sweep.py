@@ -58,3 +58,12 @@ def test_a_point_that_fails_its_check_is_not_captured_and_is_named_with_its_erro
     assert list(passed(points, checks)) == ["torch@1024x768"]
     assert failed_points(checks) == [{"op": "layernorm", "implementation": "cuda", "shape": "1024x768",
                                       "reason": "failed the check: max abs error 0.00073, max rel error 1.45"}]
+
+
+def test_a_point_left_out_does_not_turn_a_compute_bound_figure_into_bandwidth():
+    swept = table(captures([("matmul", "torch@1024x1024x1024", 55.0), ("matmul", "cuda@1024x1024x1024", 44.0)]),
+                  ROOF)
+    failed = pd.DataFrame([{"op": "matmul", "implementation": "cuda", "shape": "4096x4096x4096",
+                            "reason": "failed the check: max abs error 0.00073, max rel error 1.45"}])
+    fig = figures.sweep(pd.concat([swept.assign(reason=None), failed], ignore_index=True), "matmul", ROOF)
+    assert "TFLOP/s" in fig.axes[0].get_ylabel()
