@@ -26,6 +26,11 @@ SMEM_TILE32X16 = LaunchContract(
     grid=lambda s: (cdiv(s["n"], 16), cdiv(s["n"], 32), cdiv(s["channels"], 8)),
     args=lambda t, s: (t["a"], t["b"], t["out"], i32(s["n"]), i32(s["channels"])),
 )
+MMA_3XTF32 = LaunchContract(
+    entry="triangle_3xtf32_mma", block=(256, 1, 1),
+    grid=lambda s: (cdiv(s["n"], 16), cdiv(s["n"], 32), cdiv(s["channels"], 8)),
+    args=lambda t, s: (t["a"], t["b"], t["out"], i32(s["n"]), i32(s["channels"])),
+)
 
 
 def work(s):
@@ -48,6 +53,10 @@ OP = Op(
         CudaVariant("triangle_smem_tile32x16", "triangle", SMEM_TILE32X16,
                     "h200-001: a matrix product per channel, 32 i x 16 j x 8 channels a block staged through "
                     "two shared buffers over k steps of 8, 4 x 4 outputs of one channel a thread"),
+        CudaVariant("triangle_3xtf32_mma", "triangle", MMA_3XTF32,
+                    "h200-001: A_c B_c^T per channel on tensor cores (mma.sync TF32, 3xTF32 split, each k step "
+                    "summed apart in FP32), 32 i x 16 j x 8 channels a block, a warp a channel, output staged "
+                    "through shared memory"),
     ]},
     work=work,
 )
