@@ -63,11 +63,16 @@ def report(op: str, shape: dict, times: dict[str, float]) -> None:
 
 
 def main(argv: list[str] | None = None) -> None:
+    from .ops import OPS
+
     parser = argparse.ArgumentParser(prog="python -m fieldnote.bench", description=__doc__.split("\n\n")[0])
-    parser.add_argument("op")
+    parser.add_argument("op", choices=list(OPS))
     parser.add_argument("subjects", nargs="+")
     parser.add_argument("--shape", help="key=value,... (default: the seed shape from config/config.yaml)")
     args = parser.parse_args(argv)
+    unknown = [n for n in args.subjects if n not in ("torch", "triton", "compiled", *OPS[args.op].cuda_variants)]
+    if unknown:
+        parser.error(f"no implementation or CUDA variant of {args.op} named {', '.join(unknown)}")
 
     from . import timing
     from .config import load_defaults
@@ -76,7 +81,12 @@ def main(argv: list[str] | None = None) -> None:
     defaults = load_defaults(CONFIG / "config.yaml")  # the seed shapes, seed and tolerance of every namespace
     shape = defaults["shapes"][args.op]
     if args.shape:
-        shape = {k: int(v) for k, v in (item.split("=") for item in args.shape.split(","))}
+        try:
+            shape = {k: int(v) for k, v in (item.split("=") for item in args.shape.split(","))}
+        except ValueError:
+            parser.error(f"--shape takes key=value pairs with integer values, got {args.shape!r}")
+        if set(shape) != set(OPS[args.op].dims):
+            parser.error(f"--shape for {args.op} names {', '.join(OPS[args.op].dims)}, got {args.shape!r}")
     with tempfile.TemporaryDirectory() as tmp:
         calls = gated_calls(args.op, args.subjects, shape, defaults["seed"], defaults["tolerance"], Path(tmp))
         rows = timing.graph_spans(calls, rounds=3, iterations=100, warmup=25, replays=10) if calls else []
