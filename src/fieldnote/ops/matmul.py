@@ -33,6 +33,8 @@ MMA_3XTF32_64X64_MASKSPLIT = LaunchContract(entry="matmul_3xtf32_mma_64x64_masks
                                             grid=tile_64x64_grid, args=abc_mnk)
 MMA_3XTF32_64X64_BLOCKED = LaunchContract(entry="matmul_3xtf32_mma_64x64_blocked", block=(128, 1, 1),
                                           grid=tile_64x64_grid, args=abc_mnk)
+MMA_3XTF32_64X64_8WARPS = LaunchContract(entry="matmul_3xtf32_mma_64x64_8warps", block=(256, 1, 1),
+                                         grid=tile_64x64_grid, args=abc_mnk)
 CPASYNC_2BUF_64X64 = LaunchContract(entry="matmul_cpasync_2buf_64x64", block=(256, 1, 1),
                                     grid=tile_64x64_grid, args=abc_mnk)
 
@@ -71,6 +73,9 @@ OP = Op(
                     "h200-001: as matmul_3xtf32_mma_64x64_masksplit with hi rounded to nearest by integer "
                     "operations and each K step's 12 mma summed from zero, then added in FP32 (the tensor "
                     "core's accumulation truncates)"),
+        CudaVariant("matmul_3xtf32_mma_64x64_8warps", "matmul", MMA_3XTF32_64X64_8WARPS,
+                    "h200-001: as matmul_3xtf32_mma_64x64_blocked with eight warps of 32x16 instead of four of "
+                    "32x32, four warps a scheduler at 1024^3"),
     ]},
     work=work,
 )
