@@ -205,7 +205,9 @@ def render(namespace: str, description: str, environment: dict, tables: dict[str
         skipped = tables["sweep"][tables["sweep"]["kernel_us"].isna()]
         sections += ["## The size sweep against the roofline",
                      "Every implementation at each size the namespace lists, checked at that size and then captured; "
-                     "the figures `sweep-<op>` show where each falls off. At the largest size of each op:",
+                     "the figures `sweep-<op>` show where each falls off. torch.compile autotuned at these sizes "
+                     "inside the sweep's checks, beside other checks on the GPU (at the seed shapes it autotuned "
+                     "alone), so its choices here may be noisier. At the largest size of each op:",
                      markdown(sweep(tables["sweep"]))]
         sections += [f"Left out: {r.implementation} at {r.op} {r.shape} ({r.reason})." for r in skipped.itertuples()]
     if "attempts" in tables:

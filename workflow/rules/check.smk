@@ -70,7 +70,10 @@ rule check_gpu:
     wildcard_constraints:
         impl="[A-Za-z0-9_]+",  # an implementation, or the variant of an attempt
     resources:
-        gpu=1,  # one slot: checks may share the GPU with each other, never with a measurement
+        # one slot: checks may share the GPU with each other, never with a measurement. The compiled check is
+        # also where torch.compile autotunes (max-autotune benchmarks its candidate kernels, and the inductor
+        # cache keeps the choice for the timing and the captures): it has the GPU to itself, as a measurement.
+        gpu=lambda w: GPU_SLOTS if w.impl == "compiled" else 1,
     script:
         "../scripts/check.py"
 
