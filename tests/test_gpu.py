@@ -49,6 +49,22 @@ def test_every_implementation_passes_full_small_and_edge_cases(tmp_path, op):
         assert table["passed"].all(), table.to_string()
 
 
+def test_layernorm_rows_past_1024_floats_where_a_variant_takes_them(tmp_path):
+    """The wide paths (a block a row, as the sweep's width 4096 takes) and the odd widths past 1024, for each
+    variant whose launch contract takes the shape."""
+    wide = [{"rows": 3, "cols": 2052}, {"rows": 3, "cols": 2050}, {"rows": 2, "cols": 8192}]
+    tried = 0
+    for variant in OPS["layernorm"].cuda_variants.values():
+        shapes = [s for s in wide if not variant.contract.supports(s)]
+        cases = [check.Case("wide", s, SEED, OPS["layernorm"].inputs(s, SEED)) for s in shapes]
+        if cases:
+            table = check.run_checks(cuda_runner(tmp_path, "layernorm", variant), "layernorm", variant.name, "cuda",
+                                     cases, TOL)
+            assert table["passed"].all(), table.to_string()
+            tried += len(cases)
+    assert tried >= 6  # warp_row_registers and warp_row_pipelined take all three
+
+
 def test_the_gate_catches_the_broken_pipelined_matmul(tmp_path):
     """The two defects of the field note: buffer offsets in the wrong units, the last tile from the wrong buffer."""
     contract = dataclasses.replace(CPASYNC_2BUF_64X64, entry="matmul_cpasync_2buf_64x64_broken")
