@@ -85,6 +85,8 @@ def at_most_8192_cols_in_quads(s):
 
 WARP_ROW_REGISTERS = contract("layernorm_warp_row_registers", 256, wide_rows_a_block(1024, 8),
                               at_most_8192_cols_in_quads)
+WARP_ROW_SMEM_AFFINE = contract("layernorm_warp_row_smem_affine", 256, wide_rows_a_block(1024, 8),
+                                at_most_8192_cols_in_quads)
 # Four rows a warp, 32 a block, at the seed shape.
 WARP_ROW_PIPELINED = contract("layernorm_warp_row_pipelined", 256, wide_rows_a_block(768, 32),
                               at_most_8192_cols_in_quads)
@@ -144,6 +146,9 @@ OP = Op(
         CudaVariant("layernorm_warp_row_pipelined", "layernorm", WARP_ROW_PIPELINED,
                     "h200-001: four rows a warp in turn, the next row's loads issued before the current row is "
                     "reduced and stored; rows past 768 columns one 256-thread block each, in registers"),
+        CudaVariant("layernorm_warp_row_smem_affine", "layernorm", WARP_ROW_SMEM_AFFINE,
+                    "h200-001: as layernorm_warp_row_registers, weight and bias staged in shared memory by the "
+                    "block while the rows load, read from there after the reductions"),
     ]},
     work=work,
 )
