@@ -26,6 +26,11 @@ EIGHT_PER_THREAD = LaunchContract(
     grid=lambda s: (cdiv(s["rows"] * s["cols"], 2048), 1, 1),
     args=lambda t, s: (t["x"], t["bias"], t["out"], i32(s["rows"]), i32(s["cols"])),
 )
+QUAD_PER_THREAD_ROWS = LaunchContract(
+    entry="gelu_bias_sigmoid_rows", block=(64, 1, 1),
+    grid=lambda s: (cdiv(cdiv(s["cols"], 4), 64), s["rows"], 1),
+    args=lambda t, s: (t["x"], t["bias"], t["out"], i32(s["rows"]), i32(s["cols"])),
+)
 
 
 def work(s):
@@ -48,6 +53,9 @@ OP = Op(
         CudaVariant("gelu_bias_sigmoid_vec8", "gelu", EIGHT_PER_THREAD,
                     "h200-001: as gelu_bias_sigmoid_vec4 with eight elements a thread, two float4 a block "
                     "width apart, both loads issued first"),
+        CudaVariant("gelu_bias_sigmoid_rows", "gelu", QUAD_PER_THREAD_ROWS,
+                    "h200-001: vec4's arithmetic on a 2-D grid (a row a blockIdx.y, 64-thread blocks), so no "
+                    "64-bit division finds the bias column; ex2.approx.ftz without exp2f's range fix-up"),
     ]},
     work=work,
 )
