@@ -67,3 +67,26 @@ def test_a_point_left_out_does_not_turn_a_compute_bound_figure_into_bandwidth():
                             "reason": "failed the check: max abs error 0.00073, max rel error 1.45"}])
     fig = figures.sweep(pd.concat([swept.assign(reason=None), failed], ignore_index=True), "matmul", ROOF)
     assert "TFLOP/s" in fig.axes[0].get_ylabel()
+
+
+def test_every_variant_launches_within_cuda_grid_limits_at_every_shape_h200_001_takes():
+    """A grid's y and z stop at 65535 (the sweep's 65536 rows would not launch on y), x at 2^31 - 1, and a block
+    at 1024 threads: checked for every CUDA variant at the seed shape and every sweep shape its contract takes."""
+    from conftest import ROOT
+
+    from fieldnote.config import load_defaults, load_namespaces
+    from fieldnote.ops import OPS
+
+    ns = load_namespaces(ROOT / "config", load_defaults(ROOT / "config" / "config.yaml"))["h200-001"]
+    launches = 0
+    for op, spec in OPS.items():
+        for shape in [ns.shapes[op], *ns.sweep[op]]:
+            for variant in spec.cuda_variants.values():
+                contract = variant.contract
+                if contract.supports(shape):
+                    continue
+                (gx, gy, gz), (bx, by, bz) = contract.grid(shape), contract.block
+                assert 1 <= gx < 2**31 and 1 <= gy <= 65535 and 1 <= gz <= 65535, (variant.name, shape)
+                assert bx * by * bz <= 1024, variant.name
+                launches += 1
+    assert launches > 200

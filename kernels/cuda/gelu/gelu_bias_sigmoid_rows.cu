@@ -4,13 +4,13 @@
 //   y[r][c] = 0.5 * v * (1 + tanh(u)),  u = sqrt(2/pi) * (v + 0.044715 * v^3)
 //           = v / (1 + exp(-2u))                       (0.5 * (1 + tanh(u)) is the logistic of 2u)
 //
-// Launch: grid (ceil(ceil(cols / 4) / 64), rows, 1), block (64, 1, 1), no shared memory.
+// Launch: grid (rows, ceil(ceil(cols / 4) / 64), 1), block (64, 1, 1), no shared memory.
 //   Arguments (x, bias, y, rows, cols).
 //
 // Design: gelu_bias_sigmoid_vec4's arithmetic (four elements a thread, tanh as a logistic) on a 2-D grid: a row
-//   is blockIdx.y and a thread's column quad is blockIdx.x * 64 + threadIdx.x, so no thread divides a 64-bit
-//   flat index by cols to find its bias column (in vec4's SASS that division and its setup are about a third
-//   of a thread's ~110 instructions). exp2 is ex2.approx.ftz directly, without the range fix-up exp2f adds:
+//   is blockIdx.x (y would stop at 65535 rows) and a thread's column quad is blockIdx.y * 64 + threadIdx.x, so
+//   no thread divides a 64-bit flat index by cols to find its bias column (in vec4's SASS that division and its
+//   setup are about a third of a thread's ~110 instructions). exp2 is ex2.approx.ftz directly, without the range fix-up exp2f adds:
 //   where 2u log2(e) passes 126 the logistic is 1 (or 0) to FP32 anyway. 64-thread blocks, so the seed's 768
 //   columns (192 quads) fill three blocks a row with no idle thread.
 //   Widths that are not a multiple of 4 take the same grid, each thread its four columns one at a time.
@@ -37,8 +37,8 @@ extern "C" __global__ void __launch_bounds__(64)
 gelu_bias_sigmoid_rows(const float* __restrict__ x, const float* __restrict__ bias, float* __restrict__ y, int rows,
                        int cols)
 {
-    const int row = blockIdx.y;
-    const int col = (blockIdx.x * 64 + threadIdx.x) * 4;
+    const int row = blockIdx.x;
+    const int col = (blockIdx.y * 64 + threadIdx.x) * 4;
     if (row >= rows || col >= cols) return;
     const long long at = (long long)row * cols + col;
 

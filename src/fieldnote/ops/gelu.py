@@ -28,7 +28,7 @@ EIGHT_PER_THREAD = LaunchContract(
 )
 QUAD_PER_THREAD_ROWS = LaunchContract(
     entry="gelu_bias_sigmoid_rows", block=(64, 1, 1),
-    grid=lambda s: (cdiv(cdiv(s["cols"], 4), 64), s["rows"], 1),
+    grid=lambda s: (s["rows"], cdiv(cdiv(s["cols"], 4), 64), 1),
     args=lambda t, s: (t["x"], t["bias"], t["out"], i32(s["rows"]), i32(s["cols"])),
 )
 
@@ -54,7 +54,7 @@ OP = Op(
                     "h200-001: as gelu_bias_sigmoid_vec4 with eight elements a thread, two float4 a block "
                     "width apart, both loads issued first"),
         CudaVariant("gelu_bias_sigmoid_rows", "gelu", QUAD_PER_THREAD_ROWS,
-                    "h200-001: vec4's arithmetic on a 2-D grid (a row a blockIdx.y, 64-thread blocks), so no "
+                    "h200-001: vec4's arithmetic on a 2-D grid (a row a blockIdx.x, 64-thread blocks), so no "
                     "64-bit division finds the bias column; ex2.approx.ftz without exp2f's range fix-up"),
     ]},
     work=work,
