@@ -10,26 +10,31 @@ def make_inputs(rng, s):
     return {"x": normal(rng, s["rows"], s["cols"]), "bias": normal(rng, s["cols"])}
 
 
+def x_bias_y(t, s):
+    """Every GELU kernel takes (x, bias, y, rows, cols)."""
+    return (t["x"], t["bias"], t["out"], i32(s["rows"]), i32(s["cols"]))
+
+
 ELEMENTWISE = LaunchContract(
     entry="gelu_bias_tanh", block=(256, 1, 1),
     grid=lambda s: (cdiv(s["rows"] * s["cols"], 256), 1, 1),
-    args=lambda t, s: (t["x"], t["bias"], t["out"], i32(s["rows"]), i32(s["cols"])),
+    args=x_bias_y,
 )
 
 FOUR_PER_THREAD = LaunchContract(
     entry="gelu_bias_sigmoid_vec4", block=(256, 1, 1),
     grid=lambda s: (cdiv(s["rows"] * s["cols"], 1024), 1, 1),
-    args=lambda t, s: (t["x"], t["bias"], t["out"], i32(s["rows"]), i32(s["cols"])),
+    args=x_bias_y,
 )
 EIGHT_PER_THREAD = LaunchContract(
     entry="gelu_bias_sigmoid_vec8", block=(256, 1, 1),
     grid=lambda s: (cdiv(s["rows"] * s["cols"], 2048), 1, 1),
-    args=lambda t, s: (t["x"], t["bias"], t["out"], i32(s["rows"]), i32(s["cols"])),
+    args=x_bias_y,
 )
 QUAD_PER_THREAD_ROWS = LaunchContract(
     entry="gelu_bias_sigmoid_rows", block=(64, 1, 1),
     grid=lambda s: (s["rows"], cdiv(cdiv(s["cols"], 4), 64), 1),
-    args=lambda t, s: (t["x"], t["bias"], t["out"], i32(s["rows"]), i32(s["cols"])),
+    args=x_bias_y,
 )
 
 

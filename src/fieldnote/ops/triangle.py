@@ -11,25 +11,35 @@ def make_inputs(rng, s):
     return {"a": normal(rng, n, n, c), "b": normal(rng, n, n, c)}
 
 
+def a_b_out(t, s):
+    """Every triangle kernel takes (a, b, out, n, channels)."""
+    return (t["a"], t["b"], t["out"], i32(s["n"]), i32(s["channels"]))
+
+
+def tile_32i_16j_8c(s):
+    """A block for 32 i x 16 j x 8 channels: j tiles on x, i tiles on y, channel chunks on z."""
+    return (cdiv(s["n"], 16), cdiv(s["n"], 32), cdiv(s["channels"], 8))
+
+
 THREAD_PER_OUTPUT = LaunchContract(
     entry="triangle_thread_per_output", block=(256, 1, 1),
     grid=lambda s: (cdiv(s["n"] * s["n"] * s["channels"], 256), 1, 1),
-    args=lambda t, s: (t["a"], t["b"], t["out"], i32(s["n"]), i32(s["channels"])),
+    args=a_b_out,
 )
 LANE_CHANNEL_TILE4X2 = LaunchContract(
     entry="triangle_lane_channel_tile4x2", block=(128, 1, 1),
     grid=lambda s: (cdiv(cdiv(s["n"], 4) * cdiv(s["n"], 2) * cdiv(s["channels"], 32), 4), 1, 1),
-    args=lambda t, s: (t["a"], t["b"], t["out"], i32(s["n"]), i32(s["channels"])),
+    args=a_b_out,
 )
 SMEM_TILE32X16 = LaunchContract(
     entry="triangle_smem_tile32x16", block=(256, 1, 1),
-    grid=lambda s: (cdiv(s["n"], 16), cdiv(s["n"], 32), cdiv(s["channels"], 8)),
-    args=lambda t, s: (t["a"], t["b"], t["out"], i32(s["n"]), i32(s["channels"])),
+    grid=tile_32i_16j_8c,
+    args=a_b_out,
 )
 MMA_3XTF32 = LaunchContract(
     entry="triangle_3xtf32_mma", block=(256, 1, 1),
-    grid=lambda s: (cdiv(s["n"], 16), cdiv(s["n"], 32), cdiv(s["channels"], 8)),
-    args=lambda t, s: (t["a"], t["b"], t["out"], i32(s["n"]), i32(s["channels"])),
+    grid=tile_32i_16j_8c,
+    args=a_b_out,
 )
 
 
