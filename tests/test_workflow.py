@@ -25,6 +25,40 @@ def test_dry_run_plans_every_stage(project: Path):
         **{f"replay_unpack_mage_00{i}": 1 for i in (1, 2, 3, 6)}, "note": 1, "figures": 1, "bundle": 1}
 
 
+def planned_gpu_jobs(stdout: str) -> list[tuple[str, int, int]]:
+    """(rule, priority, GPU slots) of every job of a dry run that takes the GPU."""
+    jobs = []
+    for block in re.split(r"^(?:local)?rule ", stdout, flags=re.MULTILINE)[1:]:
+        gpu = re.search(r"^\s+resources: .*\bgpu=(\d+)", block, re.MULTILINE)
+        if gpu:
+            priority = re.search(r"^\s+priority: (\d+)", block, re.MULTILINE)
+            impl = re.search(r"^\s+wildcards: .*\bimpl=(\w+)", block, re.MULTILINE)
+            rule = block.split(":")[0] + ("[compiled]" if impl and impl.group(1) == "compiled" else "")
+            jobs.append((rule, int(priority.group(1)) if priority else 0, int(gpu.group(1))))
+    return jobs
+
+
+def test_gpu_jobs_start_in_the_order_that_keeps_the_gpu_busy(project: Path):
+    """Snakemake starts the ready jobs of the largest summed priority. A whole-GPU check must outrank a full GPU of
+    one-slot jobs, or the sweep checks, each waiting only on its op's compiled check, take turns with the compiled
+    checks one at a time (the h200-001 run of 2026-11-29: 1100 s and more). The sweep checks come before the
+    measurements, so that they run side by side and not between them."""
+    run = snakemake(project, "-n", "--cores", "14", "results/h200-001")
+    assert run.returncode == 0, run.stderr
+    jobs = planned_gpu_jobs(run.stdout)
+    slots = max(gpu for _, _, gpu in jobs)
+    ranks = {}
+    for rule, priority, gpu in jobs:
+        ranks.setdefault((rule, gpu), set()).add(priority)
+    assert all(len(p) == 1 for p in ranks.values()), ranks
+    rank = {key: p.pop() for key, p in ranks.items()}
+    one_slot = [p for (_, gpu), p in rank.items() if gpu == 1]
+    measurements = [p for (rule, gpu), p in rank.items() if gpu == slots and rule != "check_gpu[compiled]"]
+    assert rank["check_gpu[compiled]", slots] > slots * max(one_slot)
+    assert min(one_slot) == rank["sweep_check", 1] > max(measurements)
+    assert {"time", "capture", "capture_counters", "sweep_capture"} <= {rule for rule, _ in rank}
+
+
 @pytest.mark.skipif(has_gpu(), reason="shows the behaviour of a machine without a GPU")
 def test_without_a_gpu_the_cpu_stages_run_then_one_message(project: Path):
     measured_mage_006(project, SMALL)

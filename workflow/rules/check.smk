@@ -74,6 +74,7 @@ rule check_gpu:
         # also where torch.compile autotunes (max-autotune benchmarks its candidate kernels, and the inductor
         # cache keeps the choice for the timing and the captures): it has the GPU to itself, as a measurement.
         gpu=lambda w: GPU_SLOTS if w.impl == "compiled" else 1,
+    priority: lambda w: PRIORITY_COMPILED_CHECK if w.impl == "compiled" else PRIORITY_CHECK
     script:
         "../scripts/check.py"
 

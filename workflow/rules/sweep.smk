@@ -27,6 +27,7 @@ rule sweep_check:
         tolerance=lambda w: ns_of(w).tolerance,
     resources:
         gpu=1,
+    priority: PRIORITY_SWEEP_CHECK
     script:
         "../scripts/sweep_check.py"
 
