@@ -11,6 +11,7 @@ from conftest import ROOT
     (["layernorm", "torch", "layernorm_warp_row_registerz"], "no implementation or CUDA variant of layernorm named"),
     (["layernorm", "torch", "--shape", "rows=4,colz=8"], "--shape for layernorm names rows, cols"),
     (["layernorm", "torch", "--shape", "rows=4,cols"], "--shape takes key=value pairs"),
+    (["layernorm", "torch", "--counters"], "--counters needs Nsight Compute"),  # PATH is empty: no ncu
 ])
 def test_a_bad_command_line_is_one_error(argv, says):
     run = subprocess.run([sys.executable, "-m", "fieldnote.bench", *argv], capture_output=True, text=True,

@@ -154,6 +154,25 @@ def test_capture_backends_see_every_launch_of_one_session(tmp_path, backend):
     assert (summary["kernel_us_per_iteration"] > 0).all()
 
 
+def test_ncu_reads_every_counter_of_the_hand_written_kernel(tmp_path):
+    """Nsight Compute on the 3xTF32 matmul at the seed shape: each metric the capture asks for comes back, for every
+    launch it profiles (a metric name this ncu does not know fails the whole capture)."""
+    from fieldnote import capture
+    from fieldnote.capture import ncu
+
+    if not ncu.available():
+        pytest.skip("ncu not available here")
+    shape, variant = FULL["matmul"], "matmul_3xtf32_mma_64x64_blocked"
+    npz, cubin = staged(tmp_path, "matmul", shape, variant)
+    subjects = {"cuda": {"implementation": "cuda", "variant": variant, "cubin": str(cubin)}}
+    job = capture.Job("matmul", subjects, str(npz), shape, iterations=10, warmup=3, repeats=1)
+    counters = ncu.capture(job, tmp_path)
+    per_launch = counters.groupby("launch")["name"].apply(set)
+    assert len(per_launch) == ncu.LAUNCHES and all(names == set(ncu.METRICS.values()) for names in per_launch)
+    value = counters.groupby("name")["value"].median()
+    assert value["registers"] > 0 and 0 < value["tensor_pipe"] <= 100 and 0 < value["issue_slots_busy"] <= 100
+
+
 @pytest.mark.parametrize("op", list(OPS))
 def test_compiled_passes_the_gate_at_the_full_shape(tmp_path, monkeypatch, op):
     """torch.compile (max-autotune, no CUDA graphs) of the torch reference: one compile per op here."""

@@ -79,3 +79,27 @@ def test_standing_sets_ours_against_the_best_peer_and_the_roofline_floor():
     text = note.render("h200-001", "", {"gpu": "NVIDIA H200"}, tables, roofline=(shapes, roof))
     assert "## CUDA C++ against the best peer and the roofline (kernel time, µs)" in text
     assert "against the best peer" not in note.render("mage-006", "", {"gpu": "NVIDIA H200"}, tables)
+
+
+def test_counters_stand_beside_the_standing_one_row_a_kernel():
+    """The mage-006 counters of the shipped archive (ncu on the H200): medians over the profiled launches, in the
+    standing's section only; the counters mage-006 did not ask for (tensor pipe, issue slots) stay empty."""
+    import io
+    import tarfile
+
+    with tarfile.open(Path(__file__).parents[1] / "archives" / "mage-006.tar.gz") as tar:
+        counters = pd.read_parquet(io.BytesIO(tar.extractfile("mage-006/bundle/evidence/counters.parquet").read()))
+    rows = note.counters(counters).set_index("Operation")
+    assert list(rows.index) == ["Matrix multiplication", "Bias + GELU", "LayerNorm", "Triangle contraction",
+                                "Neighbor aggregation"]
+    matmul = rows.loc["Matrix multiplication"]
+    durations = counters[(counters["op"] == "matmul") & (counters["name"] == "duration")]["value"]
+    assert matmul["Kernel"] == "`matmul_cpasync_2buf_64x64`" and matmul["Registers"] == "79"
+    assert matmul["Duration (µs)"] == f"{durations.median() / 1e3:.2f}" and matmul["Tensor pipe"] == ""
+    tables = {**h200_tables(), "counters": counters}
+    shapes = {"matmul": {"m": 1024, "n": 1024, "k": 1024}, "gelu": {"rows": 4096, "cols": 768},
+              "layernorm": {"rows": 4096, "cols": 768}, "triangle": {"n": 128, "channels": 32},
+              "neighbor": {"nodes": 4096, "features": 64, "edges": 65536}}
+    roof = {"bandwidth_gbs": 4300, "fp32_tflops": 67, "l2_bytes": 60 * 2**20}
+    assert "Nsight Compute's counters" in note.render("h200-001", "", {"gpu": "H200"}, tables, roofline=(shapes, roof))
+    assert "Nsight Compute's counters" not in note.render("mage-006", "", {"gpu": "H200"}, tables)

@@ -2,9 +2,10 @@
 shape (the seed shape unless --shape), each passed through the correctness gate first, then timed by
 CUDA-graph replay (time per call: close to the nsys kernel time, sometimes below it, as 9.98 against
 11.19 us for gelu_bias_tanh on the H200). A subject that fails the gate is named with its failures and not
-timed; the others go on. A development aid; the pipeline's captures are the evidence.
+timed; the others go on. With --counters, Nsight Compute then profiles each subject alone (the pipeline's ncu
+capture and metrics). A development aid; the pipeline's captures are the evidence.
 
-    python -m fieldnote.bench OP SUBJECT... [--shape rows=65536,cols=4096]
+    python -m fieldnote.bench OP SUBJECT... [--shape rows=65536,cols=4096] [--counters]
     SUBJECT: torch, triton, compiled, or a CUDA variant of OP
 """
 from __future__ import annotations
@@ -30,7 +31,8 @@ def subject(op: str, name: str, folder: Path):
 
 
 def gated_calls(op: str, names: list[str], shape: dict, seed: int, tolerance: dict, folder: Path) -> dict:
-    """name -> call, for the subjects that pass the gate at `shape` (full and fresh inputs, small, edges)."""
+    """name -> (call, subject), for the subjects that pass the gate at `shape` (full and fresh inputs, small,
+    edges); the subject as a capture job names it."""
     from . import check, inputs
     from .implementations import runner
     from .ops import OPS
@@ -47,8 +49,25 @@ def gated_calls(op: str, names: list[str], shape: dict, seed: int, tolerance: di
         if failed:
             print(f"{op:10s} {name:36s} FAILED THE GATE, not timed\n{failed}", flush=True)
             continue
-        calls[name] = prepare(op, impl, str(npz), shape, variant, str(cubin) if cubin else None)
+        spec = {"implementation": impl, "variant": variant, "cubin": str(cubin) if cubin else None}
+        calls[name] = prepare(op, impl, str(npz), shape, variant, spec["cubin"]), spec
     return calls
+
+
+def counters(op: str, shape: dict, subjects: dict[str, dict], npz: Path, folder: Path):
+    """Nsight Compute's counters of each subject alone, the median over the launches profiled: one column a
+    subject."""
+    import pandas as pd
+
+    from . import capture
+    from .capture import ncu
+
+    columns = {}
+    for name, spec in subjects.items():
+        job = capture.Job(op, {name: spec}, str(npz), shape, iterations=10, warmup=3)
+        table = ncu.capture(job, folder)
+        columns[name] = table.groupby(["kernel", "name"])["value"].median()
+    return pd.DataFrame(columns)
 
 
 def report(op: str, shape: dict, times: dict[str, float]) -> None:
@@ -69,6 +88,7 @@ def main(argv: list[str] | None = None) -> None:
     parser.add_argument("op", choices=list(OPS))
     parser.add_argument("subjects", nargs="+")
     parser.add_argument("--shape", help="key=value,... (default: the seed shape from config/config.yaml)")
+    parser.add_argument("--counters", action="store_true", help="then Nsight Compute's counters of each subject")
     args = parser.parse_args(argv)
     unknown = [n for n in args.subjects if n not in ("torch", "triton", "compiled", *OPS[args.op].cuda_variants)]
     if unknown:
@@ -87,11 +107,22 @@ def main(argv: list[str] | None = None) -> None:
             parser.error(f"--shape takes key=value pairs with integer values, got {args.shape!r}")
         if set(shape) != set(OPS[args.op].dims):
             parser.error(f"--shape for {args.op} names {', '.join(OPS[args.op].dims)}, got {args.shape!r}")
+    if args.counters:
+        from .capture import ncu
+
+        if not ncu.available():
+            parser.error("--counters needs Nsight Compute: `ncu` is not on PATH")
     with tempfile.TemporaryDirectory() as tmp:
-        calls = gated_calls(args.op, args.subjects, shape, defaults["seed"], defaults["tolerance"], Path(tmp))
+        gated = gated_calls(args.op, args.subjects, shape, defaults["seed"], defaults["tolerance"], Path(tmp))
+        calls = {name: call for name, (call, _) in gated.items()}
         rows = timing.graph_spans(calls, rounds=3, iterations=100, warmup=25, replays=10) if calls else []
-    times = {n: float(np.median([r["span_us"] for r in rows if r["implementation"] == n])) for n in calls}
-    report(args.op, shape, times)
+        times = {n: float(np.median([r["span_us"] for r in rows if r["implementation"] == n])) for n in calls}
+        report(args.op, shape, times)
+        if args.counters and gated:
+            table = counters(args.op, shape, {n: spec for n, (_, spec) in gated.items()}, Path(tmp) / "inputs.npz",
+                             Path(tmp))
+            print(f"{args.op}: Nsight Compute counters, median over {ncu.LAUNCHES} launches of each subject alone")
+            print(table.to_string(float_format=lambda v: f"{v:.4g}"))
 
 
 if __name__ == "__main__":

@@ -157,6 +157,26 @@ def standing(summary: pd.DataFrame, shapes: dict, roofline: dict) -> pd.DataFram
     return pd.DataFrame(rows).fillna("")
 
 
+COUNTERS = {"duration": ("Duration (µs)", lambda v: us(v / 1e3)), "sm_throughput": ("SM busy", "{:.0f}%"),
+            "issue_slots_busy": ("Issue slots", "{:.0f}%"), "tensor_pipe": ("Tensor pipe", "{:.0f}%"),
+            "achieved_occupancy": ("Occupancy", "{:.0f}%"), "l2_throughput": ("L2 throughput", "{:.0f}%"),
+            "l2_hit_rate": ("L2 hits", "{:.0f}%"), "dram_throughput": ("DRAM throughput", "{:.0f}%"),
+            "shared_load_bank_conflicts": ("Shared-load bank conflicts", "{:.0f}"),
+            "registers": ("Registers", "{:.0f}"), "waves_per_sm": ("Waves", "{:.2f}")}
+
+
+def counters(table: pd.DataFrame) -> pd.DataFrame:
+    """Nsight Compute's counters of each hand-written kernel, the median over the launches it profiled; a counter
+    the capture did not ask for stays empty."""
+    medians = ordered(table).groupby(["op", "kernel", "name"], sort=False)["value"].median().unstack("name")
+    out = pd.DataFrame({"Operation": [OPS[op] for op, _ in medians.index],
+                        "Kernel": [f"`{kernel}`" for _, kernel in medians.index]})
+    for name, (title, fmt) in COUNTERS.items():
+        values = medians[name] if name in medians else pd.Series(float("nan"), index=medians.index)
+        out[title] = ["" if pd.isna(v) else fmt(v) if callable(fmt) else fmt.format(v) for v in values]
+    return out
+
+
 def markdown(frame: pd.DataFrame) -> str:
     header = "| " + " | ".join(frame.columns) + " |"
     rule = "| " + " | ".join("---" for _ in frame.columns) + " |"
@@ -192,6 +212,10 @@ def render(namespace: str, description: str, environment: dict, tables: dict[str
                      f"The floor is the op's least bytes at {roof['bandwidth_gbs']} GB/s or its FLOPs at "
                      f"{roof['fp32_tflops']} TFLOP/s (FP32), whichever is longer. Inputs that stay in L2 between "
                      "calls can beat it.", markdown(standing(summary, shapes, roof))]
+        if "counters" in tables:
+            sections += ["What limits each of them, in Nsight Compute's counters at the same shapes (clocks and "
+                         "caches left as they run; percentages of the peak sustained rate):",
+                         markdown(counters(tables["counters"]))]
     sections += history_sections(namespace, tables, history or {})
     band = tables.get("capture_summary")
     if band is not None and "under_load" in band and (band.groupby(["op", "implementation"]).size() > 2).any():

@@ -24,11 +24,14 @@ use rule summary as attempts with:
 
 
 def note_tables(ns):
-    """The tables the note draws on: the build's resources and census only where the namespace has them."""
+    """The tables the note draws on: the build's resources, census and counters only where the namespace has them."""
     n = NAMESPACES[ns]
     built = not n.imported and (not n.replay or "census" in ARCHIVES[ns].tables())
+    # the counters beside the standing against the roofline, in the namespaces that sweep against it
+    counted = n.sweep and ("counters" in ARCHIVES[ns].tables() if n.replay else bool(n.capture["ncu"]))
     return (("summary", "spans", "kernels", "checks", "capture_summary") + (("resources", "census") if built else ())
-            + (("attempts",) if n.attempts else ()) + (("sweep",) if n.sweep else ()))
+            + (("attempts",) if n.attempts else ()) + (("sweep",) if n.sweep else ())
+            + (("counters",) if counted else ()))
 
 
 def history_inputs(ns):
