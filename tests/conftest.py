@@ -56,6 +56,17 @@ def snakemake(project: Path, *args: str, timeout: int = 900) -> subprocess.Compl
                           text=True, timeout=timeout)
 
 
+def to_measure(project: Path, ns: str) -> None:
+    """`ns` as a namespace to measure, as before it was archived (a no-op for one not yet archived)."""
+    import yaml
+
+    path = project / "config" / "namespaces" / f"{ns}.yaml"
+    data = yaml.safe_load(path.read_text())
+    if "archived" in data:
+        del data["archived"]
+        path.write_text(yaml.safe_dump(data, sort_keys=False))
+
+
 def measured_mage_006(project: Path, shapes: dict | None = None) -> None:
     """mage-006 as a namespace to measure (its archive, progression and drift left out), at `shapes` if given."""
     import yaml

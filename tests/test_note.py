@@ -79,6 +79,11 @@ def test_standing_sets_ours_against_the_best_peer_and_the_roofline_floor():
     text = note.render("h200-001", "", {"gpu": "NVIDIA H200"}, tables, roofline=(shapes, roof))
     assert "## CUDA C++ against the best peer and the roofline (kernel time, µs)" in text
     assert "against the best peer" not in note.render("mage-006", "", {"gpu": "NVIDIA H200"}, tables)
+    summary = tables["summary"]  # and a fourth implementation, for the last op only
+    compiled = summary[summary["op"] == "neighbor"].iloc[[0]].assign(implementation="compiled")
+    rows = note.standing(pd.concat([summary, compiled]), shapes, roof)
+    assert list(rows.columns[:5]) == ["Operation", "PyTorch", "Triton", "torch.compile", "CUDA C++"]
+    assert rows.set_index("Operation").loc["Matrix multiplication", "torch.compile"] == ""
 
 
 def test_counters_stand_beside_the_standing_one_row_a_kernel():

@@ -15,9 +15,10 @@ from fieldnote.evidence import load
 
 SHIPPED = sorted((ROOT / "archives").glob("*.tar.gz"))
 NAMESPACES = [p.name.removesuffix(".tar.gz") for p in SHIPPED]
-DERIVED = {"summary.parquet", "attempts.parquet"}  # recomputed on replay; the same values, maybe not the same bytes
+# recomputed on replay: the same values, maybe not the same bytes (another pyarrow may write them)
+DERIVED = {"summary.parquet", "attempts.parquet", "sweep.parquet"}
 REWRITTEN = {"MANIFEST.sha256"}  # over the rebuilt bundle, derived tables included; load() verifies it
-REPLAY_RULES = re.compile(r"replay_unpack_\w+|summary|attempts|note|figures|bundle")
+REPLAY_RULES = re.compile(r"replay_unpack_\w+|summary|attempts|sweep|note|figures|bundle")
 
 
 def targets() -> list[str]:

@@ -69,6 +69,19 @@ def test_a_point_left_out_does_not_turn_a_compute_bound_figure_into_bandwidth():
     assert "TFLOP/s" in fig.axes[0].get_ylabel()
 
 
+def test_the_figure_draws_an_op_in_the_bound_of_its_largest_size_as_the_note_does():
+    """The triangle at 64 x 32 is memory-bound (10.7 FLOP/byte, under the ridge of 15.6), at 512 x 32 compute-bound:
+    its figure is in TFLOP/s, as the note's row for its largest point. The widths of a row op go in numeric order,
+    and an implementation with no point at one width draws no line for it."""
+    swept = table(captures([("triangle", "torch@64x32", 20.0), ("triangle", "torch@512x32", 330.0)]), ROOF)
+    assert set(swept["bound"]) == {"memory", "compute"}
+    assert "TFLOP/s" in figures.sweep(swept, "triangle", ROOF).axes[0].get_ylabel()
+    swept = table(captures([("gelu", "cuda@1024x768", 2.0), ("gelu", "cuda@1024x4096", 9.0),
+                            ("gelu", "torch@1024x4096", 12.0)]), ROOF)
+    labels = [t.get_text() for t in figures.sweep(swept, "gelu", ROOF).axes[0].get_legend().get_texts()]
+    assert labels == ["PyTorch, 4096 columns", "CUDA C++, 768 columns", "CUDA C++, 4096 columns"]
+
+
 def test_every_variant_launches_within_cuda_grid_limits_at_every_shape_h200_001_takes():
     """A grid's y and z stop at 65535 (the sweep's 65536 rows would not launch on y), x at 2^31 - 1, and a block
     at 1024 threads: checked for every CUDA variant at the seed shape and every sweep shape its contract takes."""

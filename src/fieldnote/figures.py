@@ -108,16 +108,18 @@ def sweep(table: pd.DataFrame, op: str, roofline: dict):
     """Achieved bandwidth (memory-bound ops) or FLOP/s (compute-bound) of every implementation against the
     problem size, under the machine's roof; for memory-bound ops a line marks where the data outgrows L2."""
     rows = table[(table["op"] == op) & table["kernel_us"].notna()]  # points left out have no time to draw
-    compute = (rows["bound"] == "compute").all()
+    compute = rows.loc[rows["bytes"].idxmax(), "bound"] == "compute"  # as the note: the op at its largest size
     x, y = ("flops", "achieved_tflops") if compute else ("bytes", "achieved_gbs")
     roof = roofline["fp32_tflops"] if compute else roofline["bandwidth_gbs"]
     fig, ax = plt.subplots(figsize=(6.4, 3.8))
-    widths = sorted({s.split("x")[-1] for s in rows["shape"]}) if op in ("gelu", "layernorm") else [None]
+    widths = sorted({s.split("x")[-1] for s in rows["shape"]}, key=int) if op in ("gelu", "layernorm") else [None]
     for impl in [i for i in IMPLEMENTATIONS if i in set(rows["implementation"])]:
         for style, width in zip(["-", "--", ":"], widths, strict=False):
             line = rows[rows["implementation"] == impl]
             if width is not None:
                 line = line[line["shape"].str.endswith(f"x{width}")]
+            if line.empty:
+                continue
             line = line.sort_values(x)
             label = IMPLEMENTATIONS[impl] + (f", {width} columns" if width is not None else "")
             ax.plot(line[x], line[y], style, marker="o", markersize=3, color=COLORS[impl], label=label)

@@ -143,18 +143,19 @@ def floor_us(op: str, shape: dict, roofline: dict) -> float:
 
 def standing(summary: pd.DataFrame, shapes: dict, roofline: dict) -> pd.DataFrame:
     """Per op, the hand-written kernel against the fastest of the other implementations (the best peer), and
-    against the roofline floor at the op's shape."""
+    against the roofline floor at the op's shape. The peers in the other tables' order; one an op lacks is empty."""
     mine = hand_written(summary)
+    others = [i for i in IMPLEMENTATIONS if i in set(summary["implementation"]) and i != mine]
     rows = []
     for op in [o for o in OPS if o in set(summary["op"])]:
         times = summary[summary["op"] == op].set_index("implementation")["kernel_us"]
-        peers = times.drop(mine)
+        peers = times.reindex(others)
         best, ours, floor = peers.idxmin(), times[mine], floor_us(op, shapes[op], roofline)
         rows.append({"Operation": OPS[op], **{IMPLEMENTATIONS[i]: us(v) for i, v in peers.items()},
                      IMPLEMENTATIONS[mine]: us(ours), "Best peer": IMPLEMENTATIONS[best],
                      "Ours / best peer": f"{ours / peers[best]:.2f}", "Floor (µs)": us(floor),
                      "Ours / floor": f"{ours / floor:.2f}"})
-    return pd.DataFrame(rows).fillna("")
+    return pd.DataFrame(rows)
 
 
 COUNTERS = {"duration": ("Duration (µs)", lambda v: us(v / 1e3)), "sm_throughput": ("SM busy", "{:.0f}%"),
