@@ -82,13 +82,14 @@ def test_the_gate_catches_the_broken_pipelined_matmul(tmp_path):
 def test_summing_each_k_step_apart_keeps_3xtf32_inside_the_gate_at_4096(tmp_path):
     """masksplit chains 1536 mma into each sum and the tensor core's accumulation truncates: it failed the gate
     at 4096^3 (max abs error 7.3e-4 on the H200). blocked, the same kernel with each K step summed apart, passes,
-    as do 8warps, its eight-warp form, and presplit (K steps of 16)."""
+    as do 8warps, its eight-warp form, and presplit (K steps of 16) in both forms."""
     shape = {"m": 4096, "n": 4096, "k": 4096}
     inputs_ = OPS["matmul"].inputs(shape, SEED)
     case = [check.Case("full", shape, SEED, inputs_, check.reference("matmul", inputs_))]
     ratio = {}
     for name in ("matmul_3xtf32_mma_64x64_masksplit", "matmul_3xtf32_mma_64x64_blocked",
-                 "matmul_3xtf32_mma_64x64_8warps", "matmul_3xtf32_mma_64x64_presplit"):
+                 "matmul_3xtf32_mma_64x64_8warps", "matmul_3xtf32_mma_64x64_presplit",
+                 "matmul_3xtf32_mma_64x64_presplit_8warps"):
         table = check.run_checks(cuda_runner(tmp_path, "matmul", OPS["matmul"].variant(name)), "matmul", name,
                                  "cuda", case, TOL)
         ratio[name] = (table["passed"].item(), table["max_abs_error"].item())
@@ -96,6 +97,7 @@ def test_summing_each_k_step_apart_keeps_3xtf32_inside_the_gate_at_4096(tmp_path
     assert ratio["matmul_3xtf32_mma_64x64_blocked"][0] is True, ratio
     assert ratio["matmul_3xtf32_mma_64x64_8warps"][0] is True, ratio
     assert ratio["matmul_3xtf32_mma_64x64_presplit"][0] is True, ratio
+    assert ratio["matmul_3xtf32_mma_64x64_presplit_8warps"][0] is True, ratio
 
 
 def test_full_inputs_on_disk_are_the_ones_checked(tmp_path):

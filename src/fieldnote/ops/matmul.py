@@ -37,6 +37,8 @@ MMA_3XTF32_64X64_8WARPS = LaunchContract(entry="matmul_3xtf32_mma_64x64_8warps",
                                          grid=tile_64x64_grid, args=abc_mnk)
 MMA_3XTF32_64X64_PRESPLIT = LaunchContract(entry="matmul_3xtf32_mma_64x64_presplit", block=(128, 1, 1),
                                            grid=tile_64x64_grid, args=abc_mnk)
+MMA_3XTF32_64X64_PRESPLIT_8WARPS = LaunchContract(entry="matmul_3xtf32_mma_64x64_presplit_8warps",
+                                                  block=(256, 1, 1), grid=tile_64x64_grid, args=abc_mnk)
 CPASYNC_2BUF_64X64 = LaunchContract(entry="matmul_cpasync_2buf_64x64", block=(256, 1, 1),
                                     grid=tile_64x64_grid, args=abc_mnk)
 
@@ -81,6 +83,9 @@ OP = Op(
         CudaVariant("matmul_3xtf32_mma_64x64_presplit", "matmul", MMA_3XTF32_64X64_PRESPLIT,
                     "h200-001: as matmul_3xtf32_mma_64x64_blocked with each element split once, into (hi, lo) "
                     "pairs in shared memory as the tile is stored, K steps of 16"),
+        CudaVariant("matmul_3xtf32_mma_64x64_presplit_8warps", "matmul", MMA_3XTF32_64X64_PRESPLIT_8WARPS,
+                    "h200-001: as matmul_3xtf32_mma_64x64_presplit with eight warps of 32x16 instead of four of "
+                    "32x32"),
     ]},
     work=work,
 )
