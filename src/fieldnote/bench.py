@@ -61,11 +61,16 @@ def counters(op: str, shape: dict, subjects: dict[str, dict], npz: Path, folder:
 
     from . import capture
     from .capture import ncu
+    from .errors import PipelineError
 
     columns = {}
     for name, spec in subjects.items():
         job = capture.Job(op, {name: spec}, str(npz), shape, iterations=10, warmup=3)
-        table = ncu.capture(job, folder)
+        try:
+            table = ncu.capture(job, folder)
+        except PipelineError as error:  # named, and the other subjects go on
+            print(f"{op:10s} {name:36s} NO COUNTERS: {error}", flush=True)
+            continue
         columns[name] = table.groupby(["kernel", "name"])["value"].median()
     return pd.DataFrame(columns)
 
