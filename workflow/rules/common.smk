@@ -37,8 +37,9 @@ GPU_SLOTS = 4  # the `gpu` resource of profiles/default: a measurement takes all
 # The order of GPU jobs. Snakemake starts the set of ready jobs with the largest summed priority, so a job that takes
 # the whole GPU must outrank GPU_SLOTS one-slot jobs. The compiled checks (autotuning alone) come first, then the
 # other checks, then the sweep checks side by side; were an op's sweep check to start as soon as that op's compiled
-# check ends, the next compiled check would wait for it, and the long sweep checks would run one at a time.
-PRIORITY_COMPILED_CHECK, PRIORITY_CHECK, PRIORITY_SWEEP_CHECK = 50, 10, 5
+# check ends, the next compiled check would wait for it, and the long sweep checks would run one at a time. The
+# sweep checks take PRIORITY_SWEEP_CHECK and up, one more for each op ahead of them (sweep.smk).
+PRIORITY_COMPILED_CHECK, PRIORITY_CHECK, PRIORITY_SWEEP_CHECK = 50, 10, 1
 CPU_IMPLEMENTATIONS = ("torch", "triton")  # cuda needs the GPU; compiled emits C++ on a CPU, not its GPU code
 
 

@@ -8,6 +8,16 @@ def sweep_points(ns, op):
     return subjects(op, ns.sweep[op], subjects_of(ns, op, ns.implementations), ns.seed)
 
 
+def sweep_check_priority(wildcards):
+    """The sweeps with the most arithmetic first (torch.compile autotunes a matrix product the longest: 170 s for
+    the matmul's five sizes on the H200, 75 s for the neighbor's), so the longest does not start last."""
+    from fieldnote.ops import OPS
+
+    sweep = ns_of(wildcards).sweep
+    flops = {op: sum(OPS[op].work(shape)[1] for shape in shapes) for op, shapes in sweep.items()}
+    return PRIORITY_SWEEP_CHECK + sorted(flops, key=flops.get).index(wildcards.op)
+
+
 def sweep_inputs(wildcards):
     """A sweep of an op runs after the op passed its checks at the seed shape, on the same kernels."""
     files = gpu_workload_inputs(wildcards, ns_of(wildcards).implementations)
@@ -27,7 +37,7 @@ rule sweep_check:
         tolerance=lambda w: ns_of(w).tolerance,
     resources:
         gpu=1,
-    priority: PRIORITY_SWEEP_CHECK
+    priority: sweep_check_priority
     script:
         "../scripts/sweep_check.py"
 
