@@ -6,6 +6,7 @@ from conftest import ROOT
 
 from fieldnote import kernels
 from fieldnote.build import census, cuda, triton
+from fieldnote.errors import PipelineError
 from fieldnote.ops import OPS
 
 VARIANTS = [(op, v) for op in OPS for v in OPS[op].cuda_variants.values()]
@@ -14,10 +15,21 @@ BROKEN = ROOT / "tests" / "cuda" / "matmul_cpasync_2buf_64x64_broken.cu"
 
 @pytest.mark.parametrize("op,variant", VARIANTS, ids=[v.name for _, v in VARIANTS])
 def test_every_cuda_variant_builds_without_spills(op, variant):
-    cubin, ptx, report = cuda.build(ROOT / variant.source, variant.contract.entry, "sm_90")
+    cubin, ptx, report = cuda.build(ROOT / variant.source, variant.contract.entry, variant.target("sm_90"))
     assert cubin[:4] == b"\x7fELF" and f".entry {variant.contract.entry}" in ptx
     assert report["registers"] > 0 and report["spill_stores_bytes"] == 0 and report["spill_loads_bytes"] == 0
     assert report["cuobjdump_registers"] == report["registers"]
+
+
+def test_an_arch_specific_variant_is_built_for_its_target():
+    """wgmma exists on sm_90a only: the variant that uses it is built for sm_90a, the others for the arch given."""
+    variant = OPS["matmul"].variant("matmul_3xtf32_wgmma_64x64")
+    assert variant.target("sm_90") == variant.target("sm_90a") == "sm_90a"
+    assert OPS["matmul"].variant("matmul_3xtf32_mma_64x64_blocked").target("sm_90") == "sm_90"
+    _, ptx, report = cuda.build(ROOT / variant.source, variant.contract.entry, variant.target("sm_90"))
+    assert report["arch"] == "sm_90a" and ".target sm_90a" in ptx and "wgmma.mma_async" in ptx
+    with pytest.raises(PipelineError, match="compile for sm_90 failed"):
+        cuda.build(ROOT / variant.source, variant.contract.entry, "sm_90")
 
 
 def test_matmul_pipeline_requests_two_buffers_of_shared_memory():

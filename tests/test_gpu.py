@@ -22,14 +22,14 @@ TAILS = {"matmul": [{"m": 130, "n": 70, "k": 97}, {"m": 64, "n": 64, "k": 33}, {
 
 
 @functools.cache
-def cubin_of(source: str, entry: str) -> bytes:
+def cubin_of(source: str, entry: str, arch: str = "sm_90") -> bytes:
     """Each source is built once per session (NVRTC 13.0 left the ptxas report out of a repeated build)."""
-    return cuda.build(ROOT / source, entry, "sm_90")[0]
+    return cuda.build(ROOT / source, entry, arch)[0]
 
 
 def cuda_runner(tmp_path, op, variant, source=None):
     path = tmp_path / f"{variant.name}.cubin"
-    path.write_bytes(cubin_of(source or variant.source, variant.contract.entry))
+    path.write_bytes(cubin_of(source or variant.source, variant.contract.entry, variant.target("sm_90")))
     return runner(op, "cuda", variant, path)
 
 
@@ -82,14 +82,14 @@ def test_the_gate_catches_the_broken_pipelined_matmul(tmp_path):
 def test_summing_each_k_step_apart_keeps_3xtf32_inside_the_gate_at_4096(tmp_path):
     """masksplit chains 1536 mma into each sum and the tensor core's accumulation truncates: it failed the gate
     at 4096^3 (max abs error 7.3e-4 on the H200). blocked, the same kernel with each K step summed apart, passes,
-    as do 8warps, its eight-warp form, and presplit (K steps of 16) in both forms."""
+    as do 8warps, its eight-warp form, presplit (K steps of 16) in both forms, and the wgmma kernel."""
     shape = {"m": 4096, "n": 4096, "k": 4096}
     inputs_ = OPS["matmul"].inputs(shape, SEED)
     case = [check.Case("full", shape, SEED, inputs_, check.reference("matmul", inputs_))]
     ratio = {}
     for name in ("matmul_3xtf32_mma_64x64_masksplit", "matmul_3xtf32_mma_64x64_blocked",
                  "matmul_3xtf32_mma_64x64_8warps", "matmul_3xtf32_mma_64x64_presplit",
-                 "matmul_3xtf32_mma_64x64_presplit_8warps"):
+                 "matmul_3xtf32_mma_64x64_presplit_8warps", "matmul_3xtf32_wgmma_64x64"):
         table = check.run_checks(cuda_runner(tmp_path, "matmul", OPS["matmul"].variant(name)), "matmul", name,
                                  "cuda", case, TOL)
         ratio[name] = (table["passed"].item(), table["max_abs_error"].item())
@@ -98,6 +98,7 @@ def test_summing_each_k_step_apart_keeps_3xtf32_inside_the_gate_at_4096(tmp_path
     assert ratio["matmul_3xtf32_mma_64x64_8warps"][0] is True, ratio
     assert ratio["matmul_3xtf32_mma_64x64_presplit"][0] is True, ratio
     assert ratio["matmul_3xtf32_mma_64x64_presplit_8warps"][0] is True, ratio
+    assert ratio["matmul_3xtf32_wgmma_64x64"][0] is True, ratio
 
 
 def test_full_inputs_on_disk_are_the_ones_checked(tmp_path):
@@ -113,7 +114,7 @@ def staged(tmp_path, op, shape, variant_name):
     inputs.write(op, shape, SEED, npz, tmp_path / "in.json")
     variant = OPS[op].variant(variant_name)
     cubin = tmp_path / f"{variant_name}.cubin"
-    cubin.write_bytes(cubin_of(variant.source, variant.contract.entry))
+    cubin.write_bytes(cubin_of(variant.source, variant.contract.entry, variant.target("sm_90")))
     return npz, cubin
 
 

@@ -26,7 +26,7 @@ def subject(op: str, name: str, folder: Path):
 
     variant = OPS[op].variant(name)
     cubin = folder / f"{name}.cubin"
-    cubin.write_bytes(cuda.compile_source(Path(variant.source), "sm_90")[0])  # no ptxas report needed here
+    cubin.write_bytes(cuda.compile_source(Path(variant.source), variant.target("sm_90"))[0])  # no ptxas report
     return "cuda", name, cubin
 
 

@@ -10,7 +10,7 @@ from fieldnote.script import entry
 def main(snakemake):
     w, out = snakemake.wildcards, snakemake.output
     variant = OPS[w.op].variant(w.variant)
-    cubin, ptx, report = cuda.build(Path(snakemake.input.source), variant.contract.entry, w.arch)
+    cubin, ptx, report = cuda.build(Path(snakemake.input.source), variant.contract.entry, variant.target(w.arch))
     write_bytes(out.cubin, cubin)
     write_bytes(out.ptx, ptx.encode())
     write_json(out.report, {"op": w.op, "variant": w.variant, "design": variant.design,

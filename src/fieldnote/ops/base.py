@@ -47,10 +47,15 @@ class CudaVariant:
     op: str
     contract: LaunchContract
     design: str
+    arch_specific: bool = False  # uses features of one arch only (wgmma: sm_90a), built for that target
 
     @property
     def source(self) -> str:
         return f"kernels/cuda/{self.op}/{self.name}.cu"
+
+    def target(self, arch: str) -> str:
+        """What NVRTC builds this variant for on `arch`: sm_90a for an arch-specific one on sm_90."""
+        return f"{arch}a" if self.arch_specific and not arch.endswith("a") else arch
 
 
 @dataclass(frozen=True)

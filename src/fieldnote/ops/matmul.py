@@ -39,6 +39,8 @@ MMA_3XTF32_64X64_PRESPLIT = LaunchContract(entry="matmul_3xtf32_mma_64x64_prespl
                                            grid=tile_64x64_grid, args=abc_mnk)
 MMA_3XTF32_64X64_PRESPLIT_8WARPS = LaunchContract(entry="matmul_3xtf32_mma_64x64_presplit_8warps",
                                                   block=(256, 1, 1), grid=tile_64x64_grid, args=abc_mnk)
+WGMMA_3XTF32_64X64 = LaunchContract(entry="matmul_3xtf32_wgmma_64x64", block=(128, 1, 1), grid=tile_64x64_grid,
+                                    args=abc_mnk)
 CPASYNC_2BUF_64X64 = LaunchContract(entry="matmul_cpasync_2buf_64x64", block=(256, 1, 1),
                                     grid=tile_64x64_grid, args=abc_mnk)
 
@@ -86,6 +88,11 @@ OP = Op(
         CudaVariant("matmul_3xtf32_mma_64x64_presplit_8warps", "matmul", MMA_3XTF32_64X64_PRESPLIT_8WARPS,
                     "h200-001: as matmul_3xtf32_mma_64x64_presplit with eight warps of 32x16 instead of four of "
                     "32x32"),
+        CudaVariant("matmul_3xtf32_wgmma_64x64", "matmul", WGMMA_3XTF32_64X64,
+                    "h200-001: the 3xTF32 product of matmul_3xtf32_mma_64x64_presplit on warpgroup mma (wgmma "
+                    "m64n64k8, sm_90a): A from registers, B transposed into shared memory and read by the tensor "
+                    "core, each K step's mma running while the next tile is split and stored",
+                    arch_specific=True),
     ]},
     work=work,
 )
