@@ -3,7 +3,7 @@ import re
 from pathlib import Path
 
 import pytest
-from conftest import SMALL, has_gpu, measured_mage_006, snakemake
+from conftest import SMALL, has_gpu, measured_mage_006, snakemake, to_measure
 
 
 def job_counts(stdout: str) -> dict[str, int]:
@@ -15,6 +15,7 @@ def test_dry_run_plans_every_stage(project: Path):
     """h200-001, the namespace measured now: 5 ops x 4 implementations (torch.compile included) and 11 attempts,
     captured with nsys and its CUDA kernels with ncu, plus the size sweep (checked, then captured, per op). Its
     progression and drift baseline come from the four shipped archives: unpacked and summarized, never measured."""
+    to_measure(project, "h200-001")
     run = snakemake(project, "-n", "--cores", "1", "results/h200-001")
     assert run.returncode == 0, run.stderr
     assert job_counts(run.stdout) == {
@@ -43,6 +44,7 @@ def test_gpu_jobs_start_in_the_order_that_keeps_the_gpu_busy(project: Path):
     one-slot jobs, or the sweep checks, each waiting only on its op's compiled check, take turns with the compiled
     checks one at a time (the h200-001 run of 2026-11-29: 1100 s and more). The sweep checks come before the
     measurements, so that they run side by side and not between them, the matmul's (the longest) first."""
+    to_measure(project, "h200-001")
     run = snakemake(project, "-n", "--cores", "14", "results/h200-001")
     assert run.returncode == 0, run.stderr
     jobs = planned_gpu_jobs(run.stdout)
