@@ -22,27 +22,23 @@ def abc_mnk(t, s):
     return (t["a"], t["b"], t["out"], i32(s["m"]), i32(s["n"]), i32(s["k"]))
 
 
+def tile_64x64(entry, threads):
+    """A kernel that computes one 64 x 64 tile of C a block, with `threads` threads."""
+    return LaunchContract(entry=entry, block=(threads, 1, 1), grid=tile_64x64_grid, args=abc_mnk)
+
+
 TILED_16X16 = LaunchContract(entry="matmul_tiled_16x16", block=(16, 16, 1), grid=tile_16x16_grid, args=abc_mnk)
-REGTILE_64X64_K32 = LaunchContract(entry="matmul_regtile_64x64_k32", block=(256, 1, 1),
-                                   grid=tile_64x64_grid, args=abc_mnk)
-REGTILE_64X64_K64_TRANSPOSED = LaunchContract(entry="matmul_regtile_64x64_k64_transposed", block=(256, 1, 1),
-                                              grid=tile_64x64_grid, args=abc_mnk)
-MMA_3XTF32_64X64 = LaunchContract(entry="matmul_3xtf32_mma_64x64", block=(128, 1, 1), grid=tile_64x64_grid,
-                                  args=abc_mnk)
-MMA_3XTF32_64X64_MASKSPLIT = LaunchContract(entry="matmul_3xtf32_mma_64x64_masksplit", block=(128, 1, 1),
-                                            grid=tile_64x64_grid, args=abc_mnk)
-MMA_3XTF32_64X64_BLOCKED = LaunchContract(entry="matmul_3xtf32_mma_64x64_blocked", block=(128, 1, 1),
-                                          grid=tile_64x64_grid, args=abc_mnk)
-MMA_3XTF32_64X64_8WARPS = LaunchContract(entry="matmul_3xtf32_mma_64x64_8warps", block=(256, 1, 1),
-                                         grid=tile_64x64_grid, args=abc_mnk)
-MMA_3XTF32_64X64_PRESPLIT = LaunchContract(entry="matmul_3xtf32_mma_64x64_presplit", block=(128, 1, 1),
-                                           grid=tile_64x64_grid, args=abc_mnk)
-MMA_3XTF32_64X64_PRESPLIT_8WARPS = LaunchContract(entry="matmul_3xtf32_mma_64x64_presplit_8warps",
-                                                  block=(256, 1, 1), grid=tile_64x64_grid, args=abc_mnk)
-WGMMA_3XTF32_64X64 = LaunchContract(entry="matmul_3xtf32_wgmma_64x64", block=(128, 1, 1), grid=tile_64x64_grid,
-                                    args=abc_mnk)
-CPASYNC_2BUF_64X64 = LaunchContract(entry="matmul_cpasync_2buf_64x64", block=(256, 1, 1),
-                                    grid=tile_64x64_grid, args=abc_mnk)
+REGTILE_64X64_K32 = tile_64x64("matmul_regtile_64x64_k32", 256)
+REGTILE_64X64_K64_TRANSPOSED = tile_64x64("matmul_regtile_64x64_k64_transposed", 256)
+MMA_3XTF32_64X64 = tile_64x64("matmul_3xtf32_mma_64x64", 128)
+MMA_3XTF32_64X64_MASKSPLIT = tile_64x64("matmul_3xtf32_mma_64x64_masksplit", 128)
+MMA_3XTF32_64X64_BLOCKED = tile_64x64("matmul_3xtf32_mma_64x64_blocked", 128)
+MMA_3XTF32_64X64_8WARPS = tile_64x64("matmul_3xtf32_mma_64x64_8warps", 256)
+MMA_3XTF32_64X64_PRESPLIT = tile_64x64("matmul_3xtf32_mma_64x64_presplit", 128)
+MMA_3XTF32_64X64_PRESPLIT_8WARPS = tile_64x64("matmul_3xtf32_mma_64x64_presplit_8warps", 256)
+WGMMA_3XTF32_64X64 = tile_64x64("matmul_3xtf32_wgmma_64x64", 128)
+CPASYNC_2BUF_64X64 = tile_64x64("matmul_cpasync_2buf_64x64", 256)
+
 
 def work(s):
     return 4 * (s["m"] * s["k"] + s["k"] * s["n"] + s["m"] * s["n"]), 2 * s["m"] * s["n"] * s["k"]
