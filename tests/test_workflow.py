@@ -12,15 +12,15 @@ def job_counts(stdout: str) -> dict[str, int]:
 
 
 def test_dry_run_plans_every_stage(project: Path):
-    """h200-001, the namespace measured now: 5 ops x 4 implementations (torch.compile included) and 11 attempts,
+    """h200-001, the namespace measured now: 5 ops x 4 implementations (torch.compile included) and 14 attempts,
     captured with nsys and its CUDA kernels with ncu, plus the size sweep (checked, then captured, per op). Its
     progression and drift baseline come from the four shipped archives: unpacked and summarized, never measured."""
     to_measure(project, "h200-001")
     run = snakemake(project, "-n", "--cores", "1", "results/h200-001")
     assert run.returncode == 0, run.stderr
     assert job_counts(run.stdout) == {
-        "inputs": 5, "build_cuda": 16, "build_triton": 5, "resources": 1, "census": 1, "check_cpu": 10,
-        "gpu_probe": 1, "check_gpu": 31, "checks": 1, "attempts": 1, "time": 5, "spans": 2, "capture": 5,
+        "inputs": 5, "build_cuda": 19, "build_triton": 5, "resources": 1, "census": 1, "check_cpu": 10,
+        "gpu_probe": 1, "check_gpu": 34, "checks": 1, "attempts": 1, "time": 5, "spans": 2, "capture": 5,
         "capture_counters": 5, "kernels": 1, "counters": 1, "capture_summary": 1, "summary": 5,
         "sweep_check": 5, "sweep_capture": 5, "sweep_collect": 2, "sweep": 1,
         **{f"replay_unpack_mage_00{i}": 1 for i in (1, 2, 3, 6)}, "note": 1, "figures": 1, "bundle": 1}
