@@ -92,3 +92,9 @@ def test_an_attempt_must_be_a_known_variant_compared_with_something_measured(tmp
     assert "key 'attempts.0.compared_with': 'matmul_tiled_16x16' is neither" in bad(
         tmp_path, attempts=[{**attempt, "compared_with": "matmul_tiled_16x16"}])
     assert "key 'attempts.0.metric'" in bad(tmp_path, attempts=[{**attempt, "metric": "fast"}])
+
+
+def test_targets_are_checked_key_by_key(tmp_path):
+    assert "key 'targets.best_peer_ratio'" in bad(tmp_path, targets={"best_peer_ratio": 0})
+    assert "key 'targets.kernel_us.conv'" in bad(tmp_path, targets={"kernel_us": {"conv": 10}})
+    assert "key 'targets.roof_fraction'" in bad(tmp_path, targets={"roof_fraction": 1.5})

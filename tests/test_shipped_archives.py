@@ -1,4 +1,4 @@
-"""The H200 runs the repository ships (archives/*.tar.gz): a fresh checkout rebuilds all four bundles from them
+"""The H200 runs the repository ships (archives/*.tar.gz): a fresh checkout rebuilds all five bundles from them
 with no GPU, re-measures nothing, reproduces their tables and notes, and then has nothing left to do."""
 import io
 import re
@@ -22,7 +22,7 @@ REPLAY_RULES = re.compile(r"replay_unpack_\w+|summary|attempts|sweep|note|figure
 
 
 def targets() -> list[str]:
-    """All four are `archived:` in their namespace files: the plain targets rebuild them from the archives."""
+    """All five are `archived:` in their namespace files: the plain targets rebuild them from the archives."""
     return [f"results/{ns}" for ns in NAMESPACES]
 
 
@@ -45,8 +45,8 @@ def archived_bundle(ns: str) -> dict[str, bytes]:
                 if m.isfile() and m.name.startswith(prefix)}
 
 
-def test_four_h200_namespaces_are_shipped():
-    assert NAMESPACES == ["mage-001", "mage-002", "mage-003", "mage-006"]
+def test_five_h200_namespaces_are_shipped():
+    assert NAMESPACES == ["h200-001", "mage-001", "mage-002", "mage-003", "mage-006"]
     for path in SHIPPED:
         Archive(path).verify()
         assert path.stat().st_size < 2 * 2**20  # parsed tables, not raw profiler reports
@@ -70,3 +70,26 @@ def test_replay_reproduces_the_tables_and_the_note(replayed, ns):
 def test_after_the_replay_nothing_is_left_to_do(replayed):
     again = snakemake(replayed, "-n", "--cores", "1", *targets())
     assert "Nothing to be done" in again.stdout + again.stderr
+
+
+def test_an_archived_note_takes_its_targets_from_the_namespace_file(project: Path):
+    """The targets are the reading of the evidence: edited after the archive, they change the rebuilt note. A miss
+    left unexplained stops the note with one line naming the namespace file and the key, and no note is written."""
+    import yaml
+
+    path = project / "config" / "namespaces" / "h200-001.yaml"
+    data = yaml.safe_load(path.read_text())
+    del data["targets"]["limits"]["matmul"]
+    path.write_text(yaml.safe_dump(data, sort_keys=False))
+    run = snakemake(project, "--cores", "1", "work/h200-001/note.md")
+    assert run.returncode != 0
+    assert ("fieldnote: config/namespaces/h200-001.yaml: key 'targets.limits.matmul' is missing: Matrix "
+            "multiplication misses a target") in run.stderr
+    assert "Traceback" not in run.stderr and not (project / "work" / "h200-001" / "note.md").exists()
+    data["targets"] = {"best_peer_ratio": 2.0}
+    path.write_text(yaml.safe_dump(data, sort_keys=False))
+    run = snakemake(project, "--cores", "1", "work/h200-001/note.md")
+    assert run.returncode == 0, run.stderr
+    text = (project / "work" / "h200-001" / "note.md").read_text()
+    assert "| Matrix multiplication | ours / best peer at most 2.00 | 0.83 | met |" in text
+    assert "What limits each miss" not in text

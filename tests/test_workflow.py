@@ -14,7 +14,7 @@ def job_counts(stdout: str) -> dict[str, int]:
 def test_dry_run_plans_every_stage(project: Path):
     """h200-001, the namespace measured now: 5 ops x 4 implementations (torch.compile included) and 14 attempts,
     captured with nsys and its CUDA kernels with ncu, plus the size sweep (checked, then captured, per op). Its
-    progression and drift baseline come from the four shipped archives: unpacked and summarized, never measured."""
+    progression and drift baseline come from the shipped archives: unpacked and summarized, never measured."""
     to_measure(project, "h200-001")
     run = snakemake(project, "-n", "--cores", "1", "results/h200-001")
     assert run.returncode == 0, run.stderr

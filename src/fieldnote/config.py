@@ -37,6 +37,7 @@ class Namespace:
     attempts: tuple[dict, ...] = ()
     sweep: dict | None = None
     roofline: dict | None = None
+    targets: dict | None = None
     replay: str | None = None
     archived: str | None = None
 
@@ -180,6 +181,7 @@ def resolve(name: str, path: Path, defaults: dict) -> Namespace:
         attempts=attempts,
         sweep=data.get("sweep"),
         roofline={**defaults["roofline"], **data.get("roofline", {})},
+        targets=data.get("targets"),
         archived=data.get("archived"),
     )
 

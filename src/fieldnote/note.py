@@ -141,21 +141,77 @@ def floor_us(op: str, shape: dict, roofline: dict) -> float:
     return max(nbytes / roofline["bandwidth_gbs"] / 1e3, flops / roofline["fp32_tflops"] / 1e6)
 
 
-def standing(summary: pd.DataFrame, shapes: dict, roofline: dict) -> pd.DataFrame:
-    """Per op, the hand-written kernel against the fastest of the other implementations (the best peer), and
-    against the roofline floor at the op's shape. The peers in the other tables' order; one an op lacks is empty."""
+def peers(summary: pd.DataFrame) -> dict[str, tuple[float, pd.Series]]:
+    """Per op, the hand-written kernel's time and the other implementations' (the peers), in the other tables'
+    order; a peer an op lacks is NaN."""
     mine = hand_written(summary)
     others = [i for i in IMPLEMENTATIONS if i in set(summary["implementation"]) and i != mine]
-    rows = []
+    found = {}
     for op in [o for o in OPS if o in set(summary["op"])]:
         times = summary[summary["op"] == op].set_index("implementation")["kernel_us"]
-        peers = times.reindex(others)
-        best, ours, floor = peers.idxmin(), times[mine], floor_us(op, shapes[op], roofline)
-        rows.append({"Operation": OPS[op], **{IMPLEMENTATIONS[i]: us(v) for i, v in peers.items()},
-                     IMPLEMENTATIONS[mine]: us(ours), "Best peer": IMPLEMENTATIONS[best],
-                     "Ours / best peer": f"{ours / peers[best]:.2f}", "Floor (µs)": us(floor),
+        found[op] = (times[mine], times.reindex(others))
+    return found
+
+
+def standing(summary: pd.DataFrame, shapes: dict, roofline: dict) -> pd.DataFrame:
+    """Per op, the hand-written kernel against the fastest of the other implementations (the best peer), and
+    against the roofline floor at the op's shape."""
+    rows = []
+    for op, (ours, peers_us) in peers(summary).items():
+        best, floor = peers_us.idxmin(), floor_us(op, shapes[op], roofline)
+        peers_us = peers_us.rename(IMPLEMENTATIONS)
+        rows.append({"Operation": OPS[op], **{i: us(v) for i, v in peers_us.items()},
+                     IMPLEMENTATIONS[hand_written(summary)]: us(ours), "Best peer": IMPLEMENTATIONS[best],
+                     "Ours / best peer": f"{ours / peers_us.min():.2f}", "Floor (µs)": us(floor),
                      "Ours / floor": f"{ours / floor:.2f}"})
     return pd.DataFrame(rows)
+
+
+def _verdict(measured: float, target: float, at_most: bool) -> str:
+    short = measured / target - 1 if at_most else 1 - measured / target
+    return "met" if short <= 0 else f"missed by {short:.0%}"
+
+
+def against_targets(summary: pd.DataFrame, sweep_table: pd.DataFrame | None, targets: dict) -> pd.DataFrame:
+    """Per op, each target the namespace sets, what was measured and by how much it is missed: the hand-written
+    kernel's time against the best peer's and against a kernel-time bound at the seed shape, and its fraction of
+    the bandwidth roof at the sweep's largest size where the op is memory-bound there."""
+    mine = hand_written(summary)
+    rows = []
+    for op, (ours, peers_us) in peers(summary).items():
+        if "best_peer_ratio" in targets:
+            ratio, limit = ours / peers_us.min(), targets["best_peer_ratio"]
+            rows.append((op, f"ours / best peer at most {limit:.2f}", f"{ratio:.2f}", _verdict(ratio, limit, True)))
+        if op in targets.get("kernel_us", {}):
+            limit = targets["kernel_us"][op]
+            rows.append((op, f"kernel at most {us(limit)} µs", f"{us(ours)} µs", _verdict(ours, limit, True)))
+        if "roof_fraction" in targets and sweep_table is not None:
+            points = sweep_table[(sweep_table["op"] == op) & (sweep_table["implementation"] == mine)].dropna(
+                subset=["kernel_us"])
+            largest = points[points["bytes"] == points["bytes"].max()]
+            for r in largest[largest["bound"] == "memory"].itertuples():
+                limit = targets["roof_fraction"]
+                rows.append((op, f"at {r.shape}, at least {limit:.0%} of the bandwidth roof",
+                             f"{r.fraction_of_roof:.0%}", _verdict(r.fraction_of_roof, limit, False)))
+    return pd.DataFrame([(OPS[op], *rest) for op, *rest in rows], columns=["Operation", "Target", "Measured", "Met"])
+
+
+def targets_section(summary: pd.DataFrame, sweep_table: pd.DataFrame | None, targets: dict) -> list[str]:
+    """The targets table, then what limits each op that misses one, as the namespace file states it: a miss
+    without a stated limit is an error, not a silent row."""
+    from .errors import PipelineError
+
+    table = against_targets(summary, sweep_table, targets)
+    missed = [op for op in OPS if (table.loc[table["Operation"] == OPS[op], "Met"] != "met").any()]
+    limits = targets.get("limits", {})
+    unexplained = [op for op in missed if op not in limits]
+    if unexplained:
+        raise PipelineError(f"key 'targets.limits.{unexplained[0]}' is missing: {OPS[unexplained[0]]} misses a "
+                            "target, and the note says what limits it")
+    return ["## Against the targets", "The targets the namespace sets. A miss is how far the measurement lies past "
+            "its target, as a fraction of the target.", markdown(table),
+            *(["What limits each miss, with the counters above as evidence:",
+               "\n".join(f"- **{OPS[op]}.** {' '.join(limits[op].split())}" for op in missed)] if missed else [])]
 
 
 COUNTERS = {"duration": ("Duration (µs)", lambda v: us(v / 1e3)), "sm_throughput": ("SM busy", "{:.0f}%"),
@@ -186,9 +242,11 @@ def markdown(frame: pd.DataFrame) -> str:
 
 
 def render(namespace: str, description: str, environment: dict, tables: dict[str, pd.DataFrame],
-           history: dict | None = None, roofline: tuple[dict, dict] | None = None) -> str:
+           history: dict | None = None, roofline: tuple[dict, dict] | None = None,
+           targets: dict | None = None) -> str:
     """`history`: optional cross-namespace views, {"progression": (summaries, changes), "drift": (baseline name,
-    (summary, kernels) of the baseline)}. `roofline`: (shapes, roofline) for the standing against peers and floor."""
+    (summary, kernels) of the baseline)}. `roofline`: (shapes, roofline) for the standing against peers and floor.
+    `targets`: the namespace's targets and what limits each miss."""
     summary = tables["summary"]
     spans = tables["spans"]
     eager = spans[spans["mode"] == "eager"]
@@ -235,6 +293,8 @@ def render(namespace: str, description: str, environment: dict, tables: dict[str
                      "alone), so its choices here may be noisier. At the largest size of each op:",
                      markdown(sweep(tables["sweep"]))]
         sections += [f"Left out: {r.implementation} at {r.op} {r.shape} ({r.reason})." for r in skipped.itertuples()]
+    if targets:
+        sections += targets_section(summary, tables.get("sweep"), targets)
     if "attempts" in tables:
         sections += ["## Attempts that were measured and not adopted",
                      "Each attempt passed the correctness gate and was measured in this run, side by side with what "

@@ -20,7 +20,7 @@ try:
     NAMESPACES = load_namespaces(Path("config"), config)
     # Namespaces whose evidence comes from an archive: the one `--config replay=PATH` names, and every
     # namespace marked `archived: PATH`. Each archive is checked against its manifest before any job, and the
-    # namespace becomes the one the archive recorded.
+    # namespace becomes the one the archive recorded (its targets apart).
     ARCHIVES = {}
     for path in [n.archived for n in NAMESPACES.values() if n.archived] + [config.get("replay")]:
         if path:
@@ -28,8 +28,11 @@ try:
             archive.verify()
             ARCHIVES[archive.namespace] = archive
             archived = NAMESPACES.get(archive.namespace)
+            resolved = archive.resolved()
+            if archived:  # the targets are the reading of the evidence: the namespace file's, not the archive's
+                resolved["targets"] = archived.targets
             NAMESPACES[archive.namespace] = Namespace.from_dict(
-                archive.resolved(), replay=path, archived=archived.archived if archived else None)
+                resolved, replay=path, archived=archived.archived if archived else None)
 except PipelineError as error:
     sys.exit(f"fieldnote: {error}")
 

@@ -62,5 +62,7 @@ rule note:
         # the standing against peers and roofline, where the namespace sweeps against that roofline
         shapes=lambda w: ns_of(w).shapes,
         roofline=lambda w: ns_of(w).roofline if ns_of(w).sweep else None,
+        targets=lambda w: ns_of(w).targets,
+        namespace_file=lambda w: ns_of(w).file,
     script:
         "../scripts/note.py"

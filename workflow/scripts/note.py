@@ -3,6 +3,7 @@ import json
 import pandas as pd
 
 from fieldnote import note
+from fieldnote.errors import PipelineError
 from fieldnote.io import write_bytes
 from fieldnote.script import entry
 
@@ -27,7 +28,11 @@ def main(snakemake):
     environment = json.loads(open(i.environment).read())
     p = snakemake.params
     roofline = (p.shapes, p.roofline) if p.roofline else None
-    text = note.render(snakemake.wildcards.ns, p.description, environment, tables, history(snakemake), roofline)
+    try:
+        text = note.render(snakemake.wildcards.ns, p.description, environment, tables, history(snakemake), roofline,
+                           p.targets)
+    except PipelineError as e:  # a target missed and not explained: the namespace file is where to say why
+        raise PipelineError(f"{p.namespace_file}: {e}") from None
     write_bytes(snakemake.output[0], text.encode())
 
 
