@@ -74,3 +74,22 @@ def measured_mage_006(project: Path, shapes: dict | None = None) -> None:
     path = project / "config" / "namespaces" / "mage-006.yaml"
     data = {k: v for k, v in yaml.safe_load(path.read_text()).items() if k not in ("progression", "drift", "archived")}
     path.write_text(yaml.safe_dump({**data, **({"shapes": shapes} if shapes else {})}))
+
+
+def archived_bundle(ns: str) -> dict[str, bytes]:
+    """The files of a shipped archive's bundle (archives/<ns>.tar.gz), by their path inside the bundle."""
+    import tarfile
+
+    with tarfile.open(ROOT / "archives" / f"{ns}.tar.gz") as tar:
+        prefix = f"{ns}/bundle/"
+        return {m.name.removeprefix(prefix): tar.extractfile(m).read() for m in tar.getmembers()
+                if m.isfile() and m.name.startswith(prefix)}
+
+
+def shipped_table(ns: str, name: str):
+    """One evidence table of a shipped archive, as measured on the H200."""
+    import io
+
+    import pandas as pd
+
+    return pd.read_parquet(io.BytesIO(archived_bundle(ns)[f"evidence/{name}.parquet"]))

@@ -98,3 +98,8 @@ def test_targets_are_checked_key_by_key(tmp_path):
     assert "key 'targets.best_peer_ratio'" in bad(tmp_path, targets={"best_peer_ratio": 0})
     assert "key 'targets.kernel_us.conv'" in bad(tmp_path, targets={"kernel_us": {"conv": 10}})
     assert "key 'targets.roof_fraction'" in bad(tmp_path, targets={"roof_fraction": 1.5})
+
+
+def test_a_roof_target_needs_a_sweep(tmp_path):
+    message = bad(tmp_path, targets={"roof_fraction": 0.75})
+    assert "key 'targets.roof_fraction': needs a sweep" in message

@@ -2,12 +2,11 @@
 with no GPU, re-measures nothing, reproduces their tables and notes, and then has nothing left to do."""
 import io
 import re
-import tarfile
 from pathlib import Path
 
 import pandas as pd
 import pytest
-from conftest import ROOT, copy_project, snakemake
+from conftest import ROOT, archived_bundle, copy_project, snakemake
 from test_workflow import job_counts
 
 from fieldnote.archive import Archive
@@ -36,13 +35,6 @@ def replayed(tmp_path_factory) -> Path:
     run = snakemake(project, "--cores", "2", *targets())
     assert run.returncode == 0, run.stderr
     return project
-
-
-def archived_bundle(ns: str) -> dict[str, bytes]:
-    with tarfile.open(ROOT / "archives" / f"{ns}.tar.gz") as tar:
-        prefix = f"{ns}/bundle/"
-        return {m.name.removeprefix(prefix): tar.extractfile(m).read() for m in tar.getmembers()
-                if m.isfile() and m.name.startswith(prefix)}
 
 
 def test_five_h200_namespaces_are_shipped():
@@ -93,3 +85,15 @@ def test_an_archived_note_takes_its_targets_from_the_namespace_file(project: Pat
     text = (project / "work" / "h200-001" / "note.md").read_text()
     assert "| Matrix multiplication | ours / best peer at most 2.00 | 0.83 | met |" in text
     assert "What limits each miss" not in text
+
+
+def test_a_replay_without_the_namespace_file_holds_the_note_to_the_recorded_targets(project: Path):
+    """The bundle records the targets its note was held to, so an archive replayed on its own (`--config
+    replay=`, no namespace file) gives back the note it ships, targets and limits included."""
+    (project / "config" / "namespaces" / "h200-001.yaml").unlink()
+    archive = ROOT / "archives" / "h200-001.tar.gz"
+    run = snakemake(project, "work/h200-001/note.md", "--cores", "1", "--config", f"replay={archive}")
+    assert run.returncode == 0, run.stderr
+    shipped = archived_bundle("h200-001")["note.md"]
+    assert b"## Against the targets" in shipped
+    assert (project / "work" / "h200-001" / "note.md").read_bytes() == shipped

@@ -167,6 +167,8 @@ def resolve(name: str, path: Path, defaults: dict) -> Namespace:
             raise PipelineError(f"{path}: key 'variants.{op}': unknown variant '{variant}' (known: {known})")
     attempts = tuple(data.get("attempts", ()))
     _check_attempts(attempts, data["implementations"], path)
+    if "roof_fraction" in data.get("targets", {}) and "sweep" not in data:
+        raise PipelineError(f"{path}: key 'targets.roof_fraction': needs a sweep (key 'sweep') to be judged on")
     return Namespace(
         name=name, file=str(path), description=data.get("description", "").strip(),
         implementations=tuple(data["implementations"]), variants=dict(variants),

@@ -115,15 +115,20 @@ def attempts(table: pd.DataFrame) -> pd.DataFrame:
                                              strict=True)]})
 
 
+def largest_points(table: pd.DataFrame, op: str) -> pd.DataFrame:
+    """An op's sweep rows at its largest size (the most bytes), one per implementation, measured or left out."""
+    points = table[table["op"] == op]
+    if points["bytes"].isna().all():
+        return points.iloc[:0]
+    return points[points["shape"] == points.loc[points["bytes"].idxmax(), "shape"]]
+
+
 def sweep(table: pd.DataFrame) -> pd.DataFrame:
     """Per op, its largest sweep point: each implementation's kernel time, what that achieves, and the fraction
     of the roof (bandwidth for memory-bound ops, FP32 FLOP/s for compute-bound ones)."""
-    measured = table.dropna(subset=["kernel_us"])
     rows = []
-    for op in [o for o in OPS if o in set(measured["op"])]:
-        points = measured[measured["op"] == op]
-        largest = points[points["bytes"] == points["bytes"].max()]
-        for r in largest.itertuples():
+    for op in [o for o in OPS if o in set(table["op"])]:
+        for r in largest_points(table, op).dropna(subset=["kernel_us"]).itertuples():
             achieved = (f"{r.achieved_tflops:.1f} TFLOP/s" if r.bound == "compute" else f"{r.achieved_gbs:.0f} GB/s")
             rows.append({"Operation": OPS[op], "Shape": r.shape,
                          "Implementation": implementation_name(r.implementation), "Kernel (µs)": us(r.kernel_us),
@@ -141,73 +146,81 @@ def floor_us(op: str, shape: dict, roofline: dict) -> float:
     return max(nbytes / roofline["bandwidth_gbs"] / 1e3, flops / roofline["fp32_tflops"] / 1e6)
 
 
-def peers(summary: pd.DataFrame) -> dict[str, tuple[float, pd.Series]]:
-    """Per op, the hand-written kernel's time and the other implementations' (the peers), in the other tables'
-    order; a peer an op lacks is NaN."""
+def peers(summary: pd.DataFrame) -> tuple[str, dict[str, tuple[float, pd.Series]]]:
+    """The hand-written implementation, and per op its kernel time and the other implementations' (the peers), in
+    the other tables' order; a peer an op lacks is NaN."""
     mine = hand_written(summary)
     others = [i for i in IMPLEMENTATIONS if i in set(summary["implementation"]) and i != mine]
     found = {}
     for op in [o for o in OPS if o in set(summary["op"])]:
         times = summary[summary["op"] == op].set_index("implementation")["kernel_us"]
         found[op] = (times[mine], times.reindex(others))
-    return found
+    return mine, found
 
 
 def standing(summary: pd.DataFrame, shapes: dict, roofline: dict) -> pd.DataFrame:
     """Per op, the hand-written kernel against the fastest of the other implementations (the best peer), and
     against the roofline floor at the op's shape."""
+    mine, found = peers(summary)
     rows = []
-    for op, (ours, peers_us) in peers(summary).items():
+    for op, (ours, peers_us) in found.items():
         best, floor = peers_us.idxmin(), floor_us(op, shapes[op], roofline)
-        peers_us = peers_us.rename(IMPLEMENTATIONS)
-        rows.append({"Operation": OPS[op], **{i: us(v) for i, v in peers_us.items()},
-                     IMPLEMENTATIONS[hand_written(summary)]: us(ours), "Best peer": IMPLEMENTATIONS[best],
-                     "Ours / best peer": f"{ours / peers_us.min():.2f}", "Floor (µs)": us(floor),
+        rows.append({"Operation": OPS[op], **{IMPLEMENTATIONS[i]: us(v) for i, v in peers_us.items()},
+                     IMPLEMENTATIONS[mine]: us(ours), "Best peer": IMPLEMENTATIONS[best],
+                     "Ours / best peer": f"{ours / peers_us[best]:.2f}", "Floor (µs)": us(floor),
                      "Ours / floor": f"{ours / floor:.2f}"})
     return pd.DataFrame(rows)
 
 
-def _verdict(measured: float, target: float, at_most: bool) -> str:
-    short = measured / target - 1 if at_most else 1 - measured / target
-    return "met" if short <= 0 else f"missed by {short:.0%}"
+NOT_MEASURED = "not measured"
+
+
+def _verdict(shown: float, target: float, at_most: bool) -> str:
+    """Judged on the value as the table shows it, so that a row never reads "0.80 ... missed by 0%"."""
+    if pd.isna(shown):
+        return NOT_MEASURED
+    short = shown / target - 1 if at_most else 1 - shown / target
+    return "met" if short <= 0 else f"missed by {max(short, 0.01):.0%}"
 
 
 def against_targets(summary: pd.DataFrame, sweep_table: pd.DataFrame | None, targets: dict) -> pd.DataFrame:
     """Per op, each target the namespace sets, what was measured and by how much it is missed: the hand-written
     kernel's time against the best peer's and against a kernel-time bound at the seed shape, and its fraction of
-    the bandwidth roof at the sweep's largest size where the op is memory-bound there."""
-    mine = hand_written(summary)
+    the bandwidth roof at the sweep's largest size where the op is memory-bound there. A value the evidence lacks
+    (no peer, no point of ours at that size) is "not measured", which is not met either."""
+    mine, found = peers(summary)
     rows = []
-    for op, (ours, peers_us) in peers(summary).items():
+    for op, (ours, peers_us) in found.items():
         if "best_peer_ratio" in targets:
-            ratio, limit = ours / peers_us.min(), targets["best_peer_ratio"]
+            ratio, limit = round(ours / peers_us.min(), 2), targets["best_peer_ratio"]
             rows.append((op, f"ours / best peer at most {limit:.2f}", f"{ratio:.2f}", _verdict(ratio, limit, True)))
         if op in targets.get("kernel_us", {}):
-            limit = targets["kernel_us"][op]
-            rows.append((op, f"kernel at most {us(limit)} µs", f"{us(ours)} µs", _verdict(ours, limit, True)))
+            shown, limit = round(ours, 2), targets["kernel_us"][op]
+            rows.append((op, f"kernel at most {us(limit)} µs", f"{us(ours)} µs", _verdict(shown, limit, True)))
         if "roof_fraction" in targets and sweep_table is not None:
-            points = sweep_table[(sweep_table["op"] == op) & (sweep_table["implementation"] == mine)].dropna(
-                subset=["kernel_us"])
-            largest = points[points["bytes"] == points["bytes"].max()]
-            for r in largest[largest["bound"] == "memory"].itertuples():
-                limit = targets["roof_fraction"]
-                rows.append((op, f"at {r.shape}, at least {limit:.0%} of the bandwidth roof",
-                             f"{r.fraction_of_roof:.0%}", _verdict(r.fraction_of_roof, limit, False)))
+            largest = largest_points(sweep_table, op)
+            if (largest["bound"] == "memory").any():
+                ours_there = largest.loc[largest["implementation"] == mine, "fraction_of_roof"]
+                shown, limit = round(ours_there.max(), 2), targets["roof_fraction"]
+                rows.append((op, f"at {largest['shape'].iloc[0]}, at least {limit:.0%} of the bandwidth roof",
+                             "" if pd.isna(shown) else f"{shown:.0%}", _verdict(shown, limit, False)))
     return pd.DataFrame([(OPS[op], *rest) for op, *rest in rows], columns=["Operation", "Target", "Measured", "Met"])
 
 
 def targets_section(summary: pd.DataFrame, sweep_table: pd.DataFrame | None, targets: dict) -> list[str]:
-    """The targets table, then what limits each op that misses one, as the namespace file states it: a miss
-    without a stated limit is an error, not a silent row."""
+    """The targets table, then what limits each op that misses one, as the namespace file states it. A miss
+    without a stated limit, or a limit stated for an op that misses nothing, is an error, not a silent row."""
     from .errors import PipelineError
 
     table = against_targets(summary, sweep_table, targets)
     missed = [op for op in OPS if (table.loc[table["Operation"] == OPS[op], "Met"] != "met").any()]
     limits = targets.get("limits", {})
-    unexplained = [op for op in missed if op not in limits]
-    if unexplained:
-        raise PipelineError(f"key 'targets.limits.{unexplained[0]}' is missing: {OPS[unexplained[0]]} misses a "
-                            "target, and the note says what limits it")
+    for op in OPS:
+        if op in missed and op not in limits:
+            raise PipelineError(f"key 'targets.limits.{op}' is missing: {OPS[op]} misses a target, and the note "
+                                "says what limits it")
+        if op in limits and op not in missed:
+            raise PipelineError(f"key 'targets.limits.{op}': {OPS[op]} meets every target, so nothing limits it")
     return ["## Against the targets", "The targets the namespace sets. A miss is how far the measurement lies past "
             "its target, as a fraction of the target.", markdown(table),
             *(["What limits each miss, with the counters above as evidence:",

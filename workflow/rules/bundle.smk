@@ -6,6 +6,18 @@ def all_input_hashes(wildcards):
     return [] if ns.imported or ns.replay else [input_files(ns, op)["hashes"] for op in ns.ops]
 
 
+def published_config(ns):
+    """The configuration a bundle records. A replay publishes the one the archive recorded, not this pipeline's
+    reading of it, but with the targets its note was held to (the namespace file's, common.smk)."""
+    n = NAMESPACES[ns]
+    if not n.replay:
+        return n.to_dict()
+    resolved = ARCHIVES[ns].resolved()
+    if n.targets is not None or "targets" in resolved:
+        resolved["targets"] = n.targets
+    return resolved
+
+
 rule bundle:
     output:
         directory("results/{ns}"),
@@ -20,8 +32,7 @@ rule bundle:
     params:
         tables=lambda w: list(bundle_tables(w.ns)),
         history=lambda w: list(history_files(w.ns)),
-        # a replay publishes the configuration the archive recorded, not this pipeline's reading of it
-        resolved=lambda w: ARCHIVES[w.ns].resolved() if ns_of(w).replay else ns_of(w).to_dict(),
+        resolved=lambda w: published_config(w.ns),
         samples=lambda w: None if ns_of(w).imported else ns_of(w).timing["rounds"] * ns_of(w).timing["iterations"],
     script:
         "../scripts/bundle.py"
