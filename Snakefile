@@ -26,6 +26,7 @@ include: "workflow/rules/bundle.smk"
 
 onstart:
     STOP_MESSAGE.unlink(missing_ok=True)
+    remove_leftovers(Path("results"), Path("work"))  # what jobs killed mid-write left behind
 
 
 onerror:
@@ -36,4 +37,7 @@ onerror:
 
 rule all:
     input:
-        expand("results/{ns}", ns=NAMESPACES),
+        expand("results/{ns}", ns=[*NAMESPACES, *BROKEN]),
+
+
+check_outputs(workflow.rules)

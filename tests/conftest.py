@@ -86,6 +86,14 @@ def archived_bundle(ns: str) -> dict[str, bytes]:
                 if m.isfile() and m.name.startswith(prefix)}
 
 
+def resolved_config(ns: str, name: str | None = None) -> dict:
+    """A shipped archive's config.resolved.json, renamed to `name` if given (a valid namespace to build toys on)."""
+    import json
+
+    data = json.loads(archived_bundle(ns)["config.resolved.json"])
+    return {**data, "name": name or ns}
+
+
 def shipped_table(ns: str, name: str):
     """One evidence table of a shipped archive, as measured on the H200."""
     import io

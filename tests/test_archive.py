@@ -1,14 +1,16 @@
 """Archive and replay: the same bytes from the same bundle, a manifest that catches tampering, and a replay
 that rebuilds the bundle without a GPU and then has nothing left to do."""
 import gzip
+import hashlib
 import io
+import json
 import shutil
 import tarfile
 from pathlib import Path
 
 import pandas as pd
 import pytest
-from conftest import SEED_EVIDENCE, snakemake
+from conftest import SEED_EVIDENCE, resolved_config, snakemake
 
 from fieldnote.archive import Archive, pack
 from fieldnote.bundle import manifest
@@ -20,7 +22,7 @@ def toy_bundle(root: Path) -> Path:
     (bundle / "evidence").mkdir(parents=True)
     pd.DataFrame({"op": ["gelu"], "kernel_us": [1.5]}).to_parquet(bundle / "evidence" / "summary.parquet")
     (bundle / "evidence" / "environment.json").write_text("{}")
-    (bundle / "config.resolved.json").write_text("{}")
+    (bundle / "config.resolved.json").write_text(json.dumps(resolved_config("mage-001", "toy")))
     (bundle / "note.md").write_text("# toy\n")
     (bundle / "figures").mkdir()
     (bundle / "figures" / ".snakemake_timestamp").write_text("")
@@ -37,7 +39,7 @@ def test_packing_twice_gives_the_same_bytes(tmp_path):
     archive = Archive(tmp_path / "a.tar.gz")
     archive.verify()
     assert archive.namespace == "toy" and archive.tables() == ["summary"]
-    assert "toy/source/Snakefile" in archive.files and "toy/bundle/figures/.snakemake_timestamp" not in archive.files
+    assert "source/Snakefile" in archive.files and "bundle/figures/.snakemake_timestamp" not in archive.files
 
 
 def test_a_changed_table_fails_verification_naming_it(tmp_path):
@@ -53,7 +55,7 @@ def test_a_changed_table_fails_verification_naming_it(tmp_path):
             member.size = len(data)
             tar.addfile(member, io.BytesIO(data))
     (tmp_path / "bad.tar.gz").write_bytes(gzip.compress(raw.getvalue()))
-    with pytest.raises(PipelineError, match="evidence/summary.parquet does not match its manifest checksum"):
+    with pytest.raises(PipelineError, match="bundle/evidence/summary.parquet does not match its index checksum"):
         Archive(tmp_path / "bad.tar.gz").verify()
 
 
@@ -79,7 +81,15 @@ def test_replay_rebuilds_the_bundle_identically_then_does_nothing(project: Path,
     replay = snakemake(project, "--cores", "1", "results/original-mage-006", "--config", f"replay={archive}")
     assert replay.returncode == 0, replay.stderr
     assert "import_original" not in replay.stderr and "replay_unpack" in replay.stderr
-    assert (project / "results" / "original-mage-006" / "evidence" / "MANIFEST.sha256").read_text() == published
+    # nobody pinned this archive: the bundle is the published one, but for the note and the provenance that say so
+    rebuilt = project / "results" / "original-mage-006"
+    differ = {line.split("  ")[1] for line in set(published.splitlines())
+              ^ set((rebuilt / "evidence" / "MANIFEST.sha256").read_text().splitlines())}
+    assert differ == {"note.md", "evidence/provenance.json"}
+    digest = hashlib.sha256(archive.read_bytes()).hexdigest()
+    assert f"**Unverified archive.** This note is rebuilt from original-mage-006.tar.gz (SHA-256 `{digest}`)" in (
+        rebuilt / "note.md").read_text()
+    assert json.loads((rebuilt / "evidence" / "provenance.json").read_text())["sha256"] == digest
     again = snakemake(project, "-n", "--cores", "1", "results/original-mage-006", "--config", f"replay={archive}")
     assert "Nothing to be done" in again.stdout + again.stderr
 
@@ -114,7 +124,8 @@ def test_an_archived_namespace_is_rebuilt_from_its_archive_and_never_measured(pr
     archive.write_bytes((project / "results" / "original-mage-006.tar.gz").read_bytes())
     published = (project / "results" / "original-mage-006" / "evidence" / "MANIFEST.sha256").read_text()
     path = project / "config" / "namespaces" / "original-mage-006.yaml"
-    path.write_text(path.read_text() + f"archived: {archive}\n")
+    digest = hashlib.sha256(archive.read_bytes()).hexdigest()
+    path.write_text(path.read_text() + f"archived: {{archive: {archive}, sha256: {digest}}}\n")
     shutil.rmtree(project / "results" / "original-mage-006")
     rebuilt = snakemake(project, "--cores", "1", "results/original-mage-006")
     assert rebuilt.returncode == 0, rebuilt.stderr

@@ -1,5 +1,5 @@
-"""The published bundle results/<ns>/: assembled in a hidden folder beside it, then renamed into place,
-so an interrupted run never leaves a bundle that looks complete."""
+"""The published bundle results/<ns>/: assembled in a hidden folder beside it, validated, then swapped into place,
+so an interrupted or failed run never leaves a bundle that looks complete and never loses the one it had."""
 from __future__ import annotations
 
 import hashlib
@@ -11,8 +11,8 @@ from pathlib import Path
 import pandas as pd
 
 from .errors import PipelineError
-from .evidence import load
-from .io import write_json, write_table
+from .evidence import load, parse_manifest, verify_manifest
+from .io import temporary_name, write_json, write_table
 
 
 def input_table(hash_files: list[str]) -> pd.DataFrame:
@@ -40,11 +40,24 @@ def manifest(folder: Path) -> str:
 
 
 def assemble(dest: Path, tables: dict[str, str], hash_files: list[str], resolved: dict, note: str,
-             environment: str, figures: str, samples: int | None = None, history: dict | None = None) -> None:
-    """Write the bundle beside `dest`, validate it as a reader would load it, then rename it into place."""
+             environment: str, figures: str, samples: int | None = None, history: dict | None = None,
+             provenance: dict | None = None) -> None:
+    """Write the bundle beside `dest`, validate it as a reader would load it, then swap it in. Whatever fails
+    (a bad table, a full disk, no permission) leaves `dest` as it was and nothing beside it."""
     dest = Path(dest)
-    staging = dest.with_name(f".{dest.name}.partial")
-    shutil.rmtree(staging, ignore_errors=True)
+    staging = dest.with_name(temporary_name(dest, "partial"))
+    try:
+        _write(staging, tables, hash_files, resolved, note, environment, figures, history or {}, provenance)
+        load(staging, samples)
+        _swap(staging, dest)
+    except OSError as e:
+        raise PipelineError(f"{dest}: the new bundle could not be written ({e.strerror or e}); the previous one "
+                            "is left as it was") from None
+    finally:
+        shutil.rmtree(staging, ignore_errors=True)
+
+
+def _write(staging: Path, tables, hash_files, resolved, note, environment, figures, history, provenance) -> None:
     evidence = staging / "evidence"
     evidence.mkdir(parents=True)
     for name, path in tables.items():
@@ -52,17 +65,42 @@ def assemble(dest: Path, tables: dict[str, str], hash_files: list[str], resolved
     if hash_files:
         write_table(evidence / "inputs.parquet", input_table(hash_files))
     shutil.copy(environment, evidence / "environment.json")
-    for name, path in (history or {}).items():  # other namespaces' tables the note used: evidence/history/
+    for name, path in history.items():  # other namespaces' tables the note used: evidence/history/
         (evidence / name).parent.mkdir(exist_ok=True)
         shutil.copy(path, evidence / name)
+    if provenance:  # where the evidence came from, when nobody vouches for it (an unpinned archive)
+        write_json(evidence / "provenance.json", provenance)
     shutil.copy(note, staging / "note.md")
     shutil.copytree(figures, staging / "figures")
     write_json(staging / "config.resolved.json", resolved)
     (evidence / "MANIFEST.sha256").write_text(manifest(staging))
+
+
+def _swap(staging: Path, dest: Path) -> None:
+    """Two renames: the old bundle aside, the new one in. A process killed between them leaves the old one
+    aside under a name the next run restores (io.remove_leftovers)."""
+    if dest.exists():
+        aside = dest.with_name(temporary_name(dest, "old"))
+        os.replace(dest, aside)
+        os.replace(staging, dest)
+        shutil.rmtree(aside, ignore_errors=True)
+    else:
+        os.replace(staging, dest)
+
+
+def is_complete(folder: Path) -> bool:
+    """A bundle a run may take as done: its manifest is there, lists its note and matches."""
     try:
-        load(staging, samples)
-    except PipelineError:
-        shutil.rmtree(staging, ignore_errors=True)
-        raise
-    shutil.rmtree(dest, ignore_errors=True)
-    os.replace(staging, dest)
+        verify_manifest(Path(folder))
+        return "note.md" in parse_manifest((Path(folder) / "evidence" / "MANIFEST.sha256").read_text())
+    except (PipelineError, OSError):
+        return False
+
+
+def stale_if_incomplete(folder: Path) -> None:
+    """A bundle folder that is not complete (emptied, damaged, hand-edited) is dated to the epoch, so Snakemake
+    rebuilds it instead of taking it as up to date; nothing in it is removed."""
+    if folder.is_dir() and not is_complete(folder):
+        for path in (folder / ".snakemake_timestamp", folder):
+            if path.exists():
+                os.utime(path, (0, 0))

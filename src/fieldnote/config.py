@@ -6,16 +6,22 @@ file and the key, raised before any job runs.
 from __future__ import annotations
 
 import copy
-from dataclasses import asdict, dataclass
+import math
+from dataclasses import asdict, dataclass, fields
 from pathlib import Path
 
 import jsonschema
 import yaml
 from referencing import Registry, Resource
 
+from . import names
 from .errors import PipelineError
 from .ops import OPS
 from .paths import SCHEMAS
+
+# The most bytes one op's inputs and output may take at any of a namespace's shapes: the inputs are drawn in host
+# memory and the GPU holds them with the output (the H200 has 141 GB); a shape beyond this is a typing slip.
+MAX_SHAPE_BYTES = 16 << 30
 
 
 @dataclass(frozen=True)
@@ -38,8 +44,11 @@ class Namespace:
     sweep: dict | None = None
     roofline: dict | None = None
     targets: dict | None = None
-    replay: str | None = None
-    archived: str | None = None
+    archived: str | None = None  # the archive a namespace file pins its evidence to, and the archive's SHA-256
+    archived_sha256: str | None = None
+    replay: str | None = None  # the archive this namespace's evidence is read from, its SHA-256, whether pinned
+    replay_sha256: str | None = None
+    replay_pinned: bool = False
 
     @property
     def imported(self) -> bool:
@@ -71,14 +80,17 @@ class Namespace:
         return resolve_backends(self.capture["backends"])
 
     def to_dict(self) -> dict:
-        return {k: v for k, v in asdict(self).items() if k not in ("replay", "archived")}
+        return {k: v for k, v in asdict(self).items() if k not in PROVENANCE}
 
     @classmethod
-    def from_dict(cls, data: dict, replay: str | None = None, archived: str | None = None) -> Namespace:
-        """A namespace as an archive's config.resolved.json recorded it (replay needs no config file)."""
+    def from_dict(cls, data: dict, **provenance) -> Namespace:
+        """A namespace as an archive's config.resolved.json recorded it (replay needs no config file); validate
+        it first (`validate_resolved`)."""
         return cls(**{**data, "implementations": tuple(data["implementations"]),
-                      "attempts": tuple(data.get("attempts", ())), "replay": replay,
-                      "archived": archived})
+                      "attempts": tuple(data.get("attempts", ())), **provenance})
+
+
+PROVENANCE = ("archived", "archived_sha256", "replay", "replay_sha256", "replay_pinned")  # where, not what
 
 
 def _schema(name: str) -> dict:
@@ -92,13 +104,49 @@ def _validator(name: str) -> jsonschema.Validator:
     return jsonschema.validators.validator_for(schema)(schema, registry=registry)
 
 
+class _UniqueKeyLoader(yaml.SafeLoader):
+    """SafeLoader that refuses a key given twice in one mapping (PyYAML would keep the last silently)."""
+
+    def construct_mapping(self, node, deep=False):
+        seen = set()
+        for key_node, _ in node.value:
+            key = self.construct_object(key_node, deep=deep)
+            if key in seen:
+                raise yaml.constructor.ConstructorError(None, None, f"key '{key}' is given twice",
+                                                        key_node.start_mark)
+            seen.add(key)
+        return super().construct_mapping(node, deep)
+
+
+def _nonfinite(data, where: str = "") -> str | None:
+    """The key of the first NaN or infinity in `data`: a tolerance or target of .nan compares false and passes."""
+    if isinstance(data, float) and not math.isfinite(data):
+        return where or "(top level)"
+    items = data.items() if isinstance(data, dict) else enumerate(data) if isinstance(data, list) else ()
+    for key, value in items:
+        found = _nonfinite(value, f"{where}.{key}" if where else str(key))
+        if found:
+            return found
+    return None
+
+
 def _read_yaml(path: Path) -> dict:
     try:
-        data = yaml.safe_load(path.read_text())
+        data = yaml.load(path.read_text(encoding="utf-8"), Loader=_UniqueKeyLoader)  # noqa: S506 (a SafeLoader)
     except FileNotFoundError:
         raise PipelineError(f"{path}: no such file") from None
+    except UnicodeDecodeError as e:
+        raise PipelineError(f"{path}: not UTF-8 text (byte {e.start})") from None
+    except OSError as e:  # a directory, a symlink loop, no permission
+        raise PipelineError(f"{path}: cannot be read ({e.strerror or e})") from None
+    except yaml.MarkedYAMLError as e:
+        where = f", line {e.problem_mark.line + 1}" if e.problem_mark else ""
+        raise PipelineError(f"{path}: not valid YAML ({e.problem}{where})") from None
     except yaml.YAMLError as e:
-        raise PipelineError(f"{path}: not valid YAML ({str(e).splitlines()[0]})") from None
+        raise PipelineError(f"{path}: not valid YAML ({' '.join(str(e).split())})") from None
+    key = _nonfinite(data)
+    if key:
+        raise PipelineError(f"{path}: key '{key}': not a finite number")
     return {} if data is None else data
 
 
@@ -132,6 +180,16 @@ def load_defaults(path: Path) -> dict:
     return data
 
 
+def check_config(config: dict, path: Path) -> None:
+    """The run's configuration as Snakemake merged it (config.yaml, then --config): the file is read again here,
+    strictly (duplicate keys, non-finite numbers), and the merge validated."""
+    load_defaults(path)
+    key = _nonfinite(config)
+    if key:
+        raise PipelineError(f"--config: key '{key}': not a finite number")
+    validate(config, "config.schema.yaml", path)
+
+
 def _check_attempts(attempts: tuple[dict, ...], implementations: list[str], path: Path) -> None:
     """An attempt is a CUDA variant of some op, compared with an implementation or a variant of the same op."""
     variants = {v: op for op in OPS for v in OPS[op].cuda_variants}
@@ -148,14 +206,29 @@ def _check_attempts(attempts: tuple[dict, ...], implementations: list[str], path
                                 f"nor a variant of {op}")
 
 
+def _check_sizes(shapes: dict, sweep: dict | None, path: Path) -> None:
+    """A shape whose inputs and output would not fit in memory is refused with its size, before anything is drawn."""
+    points = [(f"shapes.{op}", op, shape) for op, shape in shapes.items()]
+    points += [(f"sweep.{op}.{i}", op, shape) for op, listed in (sweep or {}).items() for i, shape in enumerate(listed)]
+    for key, op, shape in points:
+        size = OPS[op].work(shape)[0] if OPS[op].work else 0
+        if size > MAX_SHAPE_BYTES:
+            raise PipelineError(f"{path}: key '{key}': {OPS[op].label(shape)} needs {size / 2**30:,.1f} GiB of inputs "
+                                f"and output, more than the {MAX_SHAPE_BYTES >> 30} GiB a shape may take")
+
+
 def resolve(name: str, path: Path, defaults: dict) -> Namespace:
     """Validate one namespace file and merge it over the defaults."""
+    names.check(name, f"{path}: the namespace's name (its file name)")
     data = _read_yaml(path)
+    if not isinstance(data, dict):
+        raise PipelineError(f"{path}: a namespace file is a mapping of keys, not a {type(data).__name__}")
     validate(data, "namespace.schema.yaml", path)
     shapes = copy.deepcopy(defaults["shapes"])
     shapes.update(data.get("shapes", {}))
     if "evidence" in data:
         data = {"implementations": ["torch", "triton", "rust"], "variants": {}, **data}
+    data = {"implementations": [], "variants": {}, **data}  # an archived namespace may say no more than `archived`
     variants = data["variants"]
     if "cuda" in data["implementations"]:
         for op in OPS:
@@ -169,6 +242,8 @@ def resolve(name: str, path: Path, defaults: dict) -> Namespace:
     _check_attempts(attempts, data["implementations"], path)
     if "roof_fraction" in data.get("targets", {}) and "sweep" not in data:
         raise PipelineError(f"{path}: key 'targets.roof_fraction': needs a sweep (key 'sweep') to be judged on")
+    _check_sizes({op: shapes[op] for op in OPS}, data.get("sweep"), path)
+    archived = data.get("archived", {})
     return Namespace(
         name=name, file=str(path), description=data.get("description", "").strip(),
         implementations=tuple(data["implementations"]), variants=dict(variants),
@@ -184,14 +259,46 @@ def resolve(name: str, path: Path, defaults: dict) -> Namespace:
         sweep=data.get("sweep"),
         roofline={**defaults["roofline"], **data.get("roofline", {})},
         targets=data.get("targets"),
-        archived=data.get("archived"),
+        archived=archived.get("archive"),
+        archived_sha256=archived.get("sha256"),
     )
+
+
+def validate_resolved(data, where: str) -> dict:
+    """An archive's config.resolved.json, checked by the namespace schema as a namespace file is (less what the
+    pipeline adds when it resolves one: the name and file, and an import's implementations), then as one."""
+    if not isinstance(data, dict):
+        raise PipelineError(f"{where}: not a mapping of keys")
+    key = _nonfinite(data)
+    if key:
+        raise PipelineError(f"{where}: key '{key}': not a finite number")
+    known = {f.name for f in fields(Namespace)} - set(PROVENANCE)
+    extra = sorted(set(data) - known)
+    if extra:
+        raise PipelineError(f"{where}: key '{extra[0]}' is not allowed (allowed here: {', '.join(sorted(known))})")
+    for required in ("name", "file", "implementations", "variants", "shapes"):
+        if required not in data:
+            raise PipelineError(f"{where}: key '{required}' is missing")
+    names.check(data["name"], f"{where}: key 'name'")
+    derived = ("name", "file") + (("implementations", "variants") if data.get("evidence") else ())
+    validate({k: v for k, v in data.items() if k not in derived and v is not None}, "namespace.schema.yaml",
+             Path(where))
+    for op in data["shapes"]:
+        if op not in OPS:
+            raise PipelineError(f"{where}: key 'shapes.{op}': unknown op (known: {', '.join(OPS)})")
+    _check_sizes(data["shapes"], data.get("sweep"), Path(where))
+    return data
 
 
 def load_namespaces(config_dir: Path, defaults: dict) -> dict[str, Namespace]:
     """Every config/namespaces/*.yaml, resolved; the file name (without .yaml) is the namespace. Namespaces
     named by a progression or drift baseline must exist."""
     found = {p.stem: resolve(p.stem, p, defaults) for p in sorted((config_dir / "namespaces").glob("*.yaml"))}
+    claimed = {}
+    for ns in found.values():  # two files cannot pin the same archive: it records one namespace
+        if ns.archived and claimed.setdefault(Path(ns.archived).resolve(), ns.file) != ns.file:
+            raise PipelineError(f"{ns.file}: key 'archived.archive': {ns.archived} is already the archive of "
+                                f"{claimed[Path(ns.archived).resolve()]}")
     for ns in found.values():
         named = [("progression.namespaces", n) for n in (ns.progression or {}).get("namespaces", [])]
         named += [("drift.baseline", ns.drift["baseline"])] if ns.drift else []

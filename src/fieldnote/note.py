@@ -247,6 +247,12 @@ def counters(table: pd.DataFrame) -> pd.DataFrame:
     return out
 
 
+def unverified(provenance: dict) -> str:
+    return (f"**Unverified archive.** This note is rebuilt from {provenance['archive']} (SHA-256 "
+            f"`{provenance['sha256']}`), which no namespace file pins: its evidence is only as trustworthy as "
+            "wherever that file came from.")
+
+
 def markdown(frame: pd.DataFrame) -> str:
     header = "| " + " | ".join(frame.columns) + " |"
     rule = "| " + " | ".join("---" for _ in frame.columns) + " |"
@@ -256,17 +262,18 @@ def markdown(frame: pd.DataFrame) -> str:
 
 def render(namespace: str, description: str, environment: dict, tables: dict[str, pd.DataFrame],
            history: dict | None = None, roofline: tuple[dict, dict] | None = None,
-           targets: dict | None = None) -> str:
+           targets: dict | None = None, provenance: dict | None = None) -> str:
     """`history`: optional cross-namespace views, {"progression": (summaries, changes), "drift": (baseline name,
     (summary, kernels) of the baseline)}. `roofline`: (shapes, roofline) for the standing against peers and floor.
-    `targets`: the namespace's targets and what limits each miss."""
+    `targets`: the namespace's targets and what limits each miss. `provenance`: set for an archive nobody pinned."""
     summary = tables["summary"]
     spans = tables["spans"]
     eager = spans[spans["mode"] == "eager"]
     samples = eager.groupby(["op", "implementation"]).size()
     mine = IMPLEMENTATIONS.get(hand_written(summary), "hand-written")
     sections = [
-        f"# {namespace}", description, f"GPU: {environment.get('gpu', 'unknown')}. Kernel time is the sum of "
+        f"# {namespace}", *([unverified(provenance)] if provenance else []), description,
+        f"GPU: {environment.get('gpu', 'unknown')}. Kernel time is the sum of "
         f"captured kernel durations per iteration ({', '.join(sorted(set(summary['backend'].dropna())))}); a span "
         f"is the mean of {samples.min()} warmed CUDA-event samples around one call "
         f"in {eager['round'].nunique()} rounds with rotating implementation order.",

@@ -14,6 +14,7 @@ import pandas as pd
 
 from .capture import range_name
 from .errors import PipelineError
+from .evidence import check_plausible
 
 IMPLEMENTATIONS = {"python": "torch", "triton": "triton", "rust": "rust"}
 FILES = ("comparison-results.json", "comparison-profiles.json")
@@ -24,7 +25,21 @@ def _read(folder: Path) -> tuple[dict, dict]:
     if missing:
         raise PipelineError(f"{folder}: the original evidence is not there (missing {', '.join(missing)}); "
                             f"it is read from ../shared/seed-evidence/<ns>/ beside the checkout")
-    return tuple(json.loads((folder / f).read_text()) for f in FILES)
+    return tuple(_json(folder / f) for f in FILES)
+
+
+def _json(path: Path) -> dict:
+    try:
+        data = json.loads(path.read_text(encoding="utf-8"))
+    except UnicodeDecodeError as e:
+        raise PipelineError(f"{path}: not UTF-8 text (byte {e.start})") from None
+    except OSError as e:
+        raise PipelineError(f"{path}: cannot be read ({e.strerror or e})") from None
+    except ValueError as e:
+        raise PipelineError(f"{path}: not valid JSON ({e})") from None
+    if not isinstance(data, dict):
+        raise PipelineError(f"{path}: not a JSON object")
+    return data
 
 
 def _sm_clock(gpu_state: str) -> float | None:
@@ -87,7 +102,13 @@ def environment(results: dict) -> dict:
 
 
 def load(folder: str | Path) -> dict:
-    """Every table the original evidence supports, plus its environment."""
+    """Every table the original evidence supports, plus its environment; the tables checked as plausible."""
     results, profiles = _read(Path(folder))
-    return {"spans": spans(results), "checks": checks(results), "kernels": kernels(profiles),
-            "environment": environment(results)}
+    try:
+        tables = {"spans": spans(results), "checks": checks(results), "kernels": kernels(profiles)}
+    except (KeyError, TypeError, ValueError, IndexError, AttributeError, ZeroDivisionError) as e:
+        raise PipelineError(f"{folder}: the original evidence is not laid out as comparison-results.json and "
+                            f"comparison-profiles.json are ({type(e).__name__}: {e})") from None
+    for name, frame in tables.items():
+        check_plausible(f"{folder}: {name}", frame)
+    return {**tables, "environment": environment(results)}

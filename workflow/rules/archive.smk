@@ -34,14 +34,19 @@ ARCHIVED = [ns for ns, n in NAMESPACES.items() if n.archived]
 if ARCHIVED:
 
     rule refuse_archived:
-        """An archived namespace is never measured again: asking for a measurement of it stops here."""
+        """An archived namespace is never measured again: asking for a measurement of it stops here (and the GPU
+        jobs refuse it themselves, script.py, should a flag such as --allowed-rules route around this rule)."""
         output:
             "work/{ns}/{measurement}",
         wildcard_constraints:
             ns="|".join(ARCHIVED),
             measurement="(check/gpu|time|capture)/.+",
         params:
-            archived=lambda w: NAMESPACES[w.ns].archived,
+            message=lambda w: (
+                f"namespace {w.ns} is archived ({NAMESPACES[w.ns].archived}): its evidence is never "
+                "measured again nor overwritten, so {path} is refused. "
+                f"results/{w.ns} is rebuilt from the archive; to measure again, declare a new namespace."
+            ),
         script:
             "../scripts/refuse_archived.py"
 
@@ -49,3 +54,25 @@ if ARCHIVED:
     ruleorder: refuse_archived > time
     ruleorder: refuse_archived > capture
     ruleorder: refuse_archived > capture_counters
+
+
+if BROKEN:
+
+    rule unusable_archive:
+        """An archived namespace whose archive cannot be used: asking for it fails with why (the bundle it had
+        stays: update() keeps Snakemake from clearing it)."""
+        output:
+            update(directory("results/{ns}")),
+        wildcard_constraints:
+            ns="|".join(map(re.escape, BROKEN)),
+        params:
+            message=lambda w: BROKEN[w.ns],
+        script:
+            "../scripts/refuse_archived.py"
+
+    use rule unusable_archive as unusable_archive_evidence with:
+        output:
+            "work/{ns}/{evidence}",
+        wildcard_constraints:
+            ns="|".join(map(re.escape, BROKEN)),
+            evidence=".+",

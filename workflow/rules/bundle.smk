@@ -20,7 +20,9 @@ def published_config(ns):
 
 rule bundle:
     output:
-        directory("results/{ns}"),
+        # update: Snakemake must not clear the bundle before the job, which swaps the new one in only once it is
+        # complete and valid (bundle.py); a failed job leaves the previous bundle as it was
+        update(directory("results/{ns}")),
     input:
         unpack(lambda w: bundle_tables(w.ns)),
         note="work/{ns}/note.md",
@@ -34,5 +36,6 @@ rule bundle:
         history=lambda w: list(history_files(w.ns)),
         resolved=lambda w: published_config(w.ns),
         samples=lambda w: None if ns_of(w).imported else ns_of(w).timing["rounds"] * ns_of(w).timing["iterations"],
+        provenance=lambda w: provenance(ns_of(w)),
     script:
         "../scripts/bundle.py"

@@ -14,6 +14,7 @@ rule capture:
         unpack(gpu_workload_inputs),
         code=lambda w: capture_code(w.backend),
     params:
+        archived=archived_of,  # refused in the job itself when the namespace is archived
         op=lambda w: ns_of(w).op_params(w.op),
         capture=lambda w: ns_of(w).capture,
         subjects=lambda w: subjects_of(ns_of(w), w.op),
@@ -32,6 +33,7 @@ rule capture_counters:
         unpack(lambda w: gpu_workload_inputs(w, [w.impl])),
         code=lambda w: capture_code(w.backend),
     params:
+        archived=archived_of,  # refused in the job itself when the namespace is archived
         op=lambda w: ns_of(w).op_params(w.op),
         capture=lambda w: ns_of(w).capture,
         subjects=lambda w: subjects_of(ns_of(w), w.op, [w.impl]),

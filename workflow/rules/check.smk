@@ -51,6 +51,8 @@ rule gpu_probe:
     input:
         cpu_stages,
         code=module("gpu"),
+    params:
+        archived=archived_of,
     script:
         "../scripts/gpu_probe.py"
 
@@ -64,6 +66,7 @@ rule check_gpu:
         # checks of everything else; its record of the GPU reaches the bundle through the environment instead
         gpu=ancient("work/{ns}/gpu.json"),
     params:
+        archived=archived_of,  # refused in the job itself when the namespace is archived
         op=lambda w: ns_of(w).op_params(w.op),
         subject=subject_of,
         device="cuda",

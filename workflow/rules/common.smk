@@ -1,5 +1,6 @@
 # Shared wiring: the resolved namespaces and the input functions every stage uses. Logic lives in src/fieldnote.
 import os
+import re
 import sys
 from pathlib import Path
 
@@ -9,32 +10,28 @@ os.environ["PYTHONPATH"] = os.pathsep.join(p for p in (SRC, os.environ.get("PYTH
 os.environ.setdefault("TORCHINDUCTOR_CACHE_DIR", str(Path("work/inductor-cache").resolve()))  # compile once
 os.environ.setdefault("TRITON_DEFAULT_FP_FUSION", "1")  # Triton's default since 2.x; silences 3.9's warning
 
-from fieldnote.archive import Archive, source_files
-from fieldnote.config import Namespace, load_namespaces, validate
+from fieldnote import names
+from fieldnote.archive import Archive, provenance, resolve_archived, source_files
+from fieldnote.bundle import stale_if_incomplete
+from fieldnote.config import Namespace, check_config, load_namespaces
 from fieldnote.errors import PipelineError
 from fieldnote.gpu import STOP_MESSAGE
+from fieldnote.io import remove_leftovers
 from fieldnote.ops import OPS
 
 try:
-    validate(config, "config.schema.yaml", Path("config/config.yaml"))
+    check_config(config, Path("config/config.yaml"))
     NAMESPACES = load_namespaces(Path("config"), config)
-    # Namespaces whose evidence comes from an archive: the one `--config replay=PATH` names, and every
-    # namespace marked `archived: PATH`. Each archive is checked against its manifest before any job, and the
-    # namespace becomes the one the archive recorded (its targets apart).
-    ARCHIVES = {}
-    for path in [n.archived for n in NAMESPACES.values() if n.archived] + [config.get("replay")]:
-        if path:
-            archive = Archive(path)
-            archive.verify()
-            ARCHIVES[archive.namespace] = archive
-            archived = NAMESPACES.get(archive.namespace)
-            resolved = archive.resolved()
-            if archived:  # the targets are the reading of the evidence: the namespace file's, not the archive's
-                resolved["targets"] = archived.targets
-            NAMESPACES[archive.namespace] = Namespace.from_dict(
-                resolved, replay=path, archived=archived.archived if archived else None)
+    # Namespaces whose evidence comes from an archive (every `archived:` one, pinned by its SHA-256, and the one
+    # `--config replay=PATH` names) become the namespace the archive recorded, verified before any job runs. An
+    # archived namespace whose archive cannot be used is BROKEN: asking for it fails, and only it.
+    ARCHIVES, BROKEN = resolve_archived(NAMESPACES, config.get("replay"))
 except PipelineError as error:
     sys.exit(f"fieldnote: {error}")
+for _ns, _why in BROKEN.items():
+    print(f"fieldnote: warning: results/{_ns} cannot be rebuilt: {_why}", file=sys.stderr)
+for _ns in [*NAMESPACES, *BROKEN]:
+    stale_if_incomplete(Path("results") / _ns)  # an empty or damaged bundle is never taken as up to date
 
 GPU_SLOTS = 4  # the `gpu` resource of profiles/default: a measurement takes all of it, a check one slot
 # The order of GPU jobs. Snakemake starts the set of ready jobs with the largest summed priority, so a job that takes
@@ -47,7 +44,8 @@ CPU_IMPLEMENTATIONS = ("torch", "triton")  # cuda needs the GPU; compiled emits 
 
 
 wildcard_constraints:
-    ns="[A-Za-z0-9_.-]+(?<!\\.tar\\.gz)",  # results/<ns>.tar.gz is the archive of results/<ns>
+    # a valid name (no dots: results/<ns>.tar.gz is the archive of results/<ns>), and none whose archive is broken
+    ns="".join(f"(?!{re.escape(n)}(?![A-Za-z0-9_-]))" for n in BROKEN) + names.pattern(),
     op="|".join(OPS),
     impl="torch|triton|compiled|cuda",
     arch="sm_[0-9]+a?",
@@ -61,6 +59,19 @@ def module(*names):
 
 def ns_of(wildcards):
     return NAMESPACES[wildcards.ns]
+
+
+def archived_of(wildcards):
+    """The archive an archived or replayed namespace's evidence lives in: its GPU jobs refuse to run (script.py)."""
+    n = NAMESPACES[wildcards.ns]
+    return n.archived or n.replay
+
+
+def check_outputs(rules):
+    """Every path a rule writes lies inside results/ or work/ (wildcards are single names), checked before any job."""
+    for rule in rules:
+        for path in rule.output:
+            names.check_written(re.sub(r"{[^}]*}", "x", str(path)), f"rule {rule.name}", Path.cwd())
 
 
 def input_files(ns, op):
@@ -92,6 +103,8 @@ DERIVED_TABLES = ("summary", "attempts", "sweep")  # recomputed from the other t
 def evidence_table(ns, name):
     """Where a namespace's table is: a replayed namespace reads every table but the derived ones from its archive,
     an imported one reads spans, checks and kernels from the original evidence."""
+    if ns in BROKEN:  # asked for by another namespace's drift: the refusal of archive.smk
+        return f"work/{ns}/replay/{name}.parquet"
     if NAMESPACES[ns].replay and name not in DERIVED_TABLES:
         return f"work/{ns}/replay/{name}.parquet"
     if NAMESPACES[ns].imported and name in IMPORTED_TABLES:

@@ -64,5 +64,6 @@ rule note:
         roofline=lambda w: ns_of(w).roofline if ns_of(w).sweep else None,
         targets=lambda w: ns_of(w).targets,
         namespace_file=lambda w: ns_of(w).file,
+        provenance=lambda w: provenance(ns_of(w)),
     script:
         "../scripts/note.py"

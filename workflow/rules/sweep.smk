@@ -33,6 +33,7 @@ rule sweep_check:
     input:
         unpack(sweep_inputs),
     params:
+        archived=archived_of,  # refused in the job itself when the namespace is archived
         points=lambda w: sweep_points(ns_of(w), w.op)[0],
         tolerance=lambda w: ns_of(w).tolerance,
     resources:
@@ -49,6 +50,7 @@ rule sweep_capture:
         unpack(sweep_inputs),
         checks="work/{ns}/sweep/{op}/checks.parquet",
     params:
+        archived=archived_of,  # refused in the job itself when the namespace is archived
         points=lambda w: sweep_points(ns_of(w), w.op)[0],
         capture=lambda w: ns_of(w).capture,
         backend=lambda w: ns_of(w).capture_backends()[0],

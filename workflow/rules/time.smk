@@ -25,6 +25,7 @@ rule time:
         unpack(gpu_workload_inputs),
         code=module("timing", "gpu"),
     params:
+        archived=archived_of,  # refused in the job itself when the namespace is archived
         op=lambda w: ns_of(w).op_params(w.op),
         timing=lambda w: ns_of(w).timing,
         subjects=lambda w: subjects_of(ns_of(w), w.op),

@@ -1,12 +1,17 @@
+import sys
 from pathlib import Path
 
-from fieldnote.archive import pack
+from fieldnote.archive import pack, sha256_of
 from fieldnote.script import entry
 
 
 @entry
 def main(snakemake):
-    pack(snakemake.wildcards.ns, Path(snakemake.input.bundle), Path("."), Path(snakemake.output[0]))
+    dest = Path(snakemake.output[0])
+    pack(snakemake.wildcards.ns, Path(snakemake.input.bundle), Path("."), dest)
+    print(f"fieldnote: packed {dest}; to rebuild {snakemake.wildcards.ns} from it from now on, move it to archives/ "
+          f"and pin it in its namespace file: archived: {{archive: archives/{dest.name}, sha256: {sha256_of(dest)}}}",
+          file=sys.stderr)
 
 
 main(snakemake)  # noqa: F821

@@ -30,7 +30,7 @@ def main(snakemake):
     roofline = (p.shapes, p.roofline) if p.roofline else None
     try:
         text = note.render(snakemake.wildcards.ns, p.description, environment, tables, history(snakemake), roofline,
-                           p.targets)
+                           p.targets, p.provenance)
     except PipelineError as e:  # a target missed and not explained: the namespace file is where to say why
         raise PipelineError(f"{p.namespace_file}: {e}") from None
     write_bytes(snakemake.output[0], text.encode())

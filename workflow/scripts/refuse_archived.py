@@ -6,9 +6,7 @@ from fieldnote.script import entry
 @entry
 def main(snakemake):
     w = snakemake.wildcards
-    message = (f"namespace {w.ns} is archived ({snakemake.params.archived}): its evidence is never measured "
-               f"again nor overwritten, so work/{w.ns}/{w.measurement} is refused. results/{w.ns} is rebuilt "
-               f"from the archive; to measure again, declare a new namespace.")
+    message = snakemake.params.message.format(path=f"work/{w.ns}/{w.get('measurement', '')}")
     STOP_MESSAGE.parent.mkdir(exist_ok=True)
     STOP_MESSAGE.write_text(f"fieldnote: {message}\n")
     raise PipelineError(message)
