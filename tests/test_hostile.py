@@ -166,6 +166,12 @@ def test_a_written_path_outside_results_and_work_is_refused(tmp_path, path):
     check_written("work/x/y.parquet", "rule x", tmp_path)
 
 
+def test_a_rule_writing_outside_results_and_work_stops_the_run_before_any_job(checkout):
+    with open(checkout / "workflow" / "rules" / "bundle.smk", "a") as snakefile:
+        snakefile.write('\n\nrule rogue:\n    output:\n        "../outside/x",\n    shell:\n        "touch {output}"\n')
+    refused(checkout, "-n", "--cores", "1", says="rule rogue: writes ../outside/x")
+
+
 # Pinned archives
 
 
@@ -192,6 +198,20 @@ def test_an_edited_archive_with_a_regenerated_manifest_is_refused_by_its_pin(che
     assert "config/namespaces/mage-006.yaml: key 'archived'" in run.stderr
     touched = snakemake(checkout, "--cores", "1", "--touch", "results/mage-006.tar.gz")
     assert touched.returncode != 0 and not (checkout / "results" / "mage-006.tar.gz").exists()
+
+
+def test_two_namespace_files_cannot_pin_one_archive(checkout):
+    pin = yaml.safe_load((checkout / "config" / "namespaces" / "mage-001.yaml").read_text())["archived"]
+    namespace_file(checkout, "copy", yaml.safe_dump({"archived": pin}))
+    refused(checkout, "-n", "--cores", "1", says="archives/mage-001.tar.gz is already the archive of")
+
+
+def test_a_namespace_drifting_over_a_broken_archive_is_refused_there(checkout):
+    (checkout / "archives" / "mage-001.tar.gz").write_bytes(b"not an archive")
+    small_namespace(checkout, "toy", drift={"baseline": "mage-001"})
+    plan = snakemake(checkout, "-n", "--cores", "1", "results/toy")
+    assert plan.returncode == 0, plan.stderr
+    assert "rule unusable_archive_evidence:" in plan.stdout and "ns=mage-001" in plan.stdout
 
 
 def test_a_replay_cannot_claim_a_pinned_namespace(checkout, tmp_path):

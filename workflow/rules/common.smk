@@ -69,9 +69,12 @@ def archived_of(wildcards):
 
 def check_outputs(rules):
     """Every path a rule writes lies inside results/ or work/ (wildcards are single names), checked before any job."""
-    for rule in rules:
-        for path in rule.output:
-            names.check_written(re.sub(r"{[^}]*}", "x", str(path)), f"rule {rule.name}", Path.cwd())
+    try:
+        for rule in rules:
+            for path in rule.output:
+                names.check_written(re.sub(r"{[^}]*}", "x", str(path)), f"rule {rule.name}", Path.cwd())
+    except PipelineError as error:
+        sys.exit(f"fieldnote: {error}")
 
 
 def input_files(ns, op):
