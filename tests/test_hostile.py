@@ -277,6 +277,20 @@ def test_a_member_whose_header_disagrees_with_the_index_is_refused(tmp_path):
         read_members(archive)
 
 
+@pytest.mark.parametrize("index, says", [
+    ({"format": 2, "namespace": "x", "files": {}}, "INDEX.json is not an index of format 1 for namespace x"),
+    ({"format": 1, "namespace": "x", "files": {"bundle/a": {"size": "3"}}}, "is not an index of format 1"),
+    ({"format": 1, "namespace": "x", "files": {"bundle/../../a": {"size": 1, "sha256": "0" * 64}}},
+     "'bundle/../../a' is not a safe relative path"),
+    ({"format": 1, "namespace": "x", "files": {"elsewhere/a": {"size": 1, "sha256": "0" * 64}}},
+     "lists 'elsewhere/a', outside bundle/ and source/"),
+])
+def test_a_bad_index_is_one_line(tmp_path, index, says):
+    archive = raw_archive(tmp_path / "x.tar.gz", [("x/INDEX.json", json.dumps(index).encode())])
+    with pytest.raises(PipelineError, match=re.escape(says)):
+        read_members(archive)
+
+
 def test_a_corrupt_archive_blocks_only_its_own_namespace(checkout):
     path = checkout / "archives" / "mage-001.tar.gz"
     path.write_bytes(path.read_bytes()[: path.stat().st_size // 2])

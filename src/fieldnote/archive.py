@@ -95,12 +95,14 @@ def _index(member: tarfile.TarInfo, tar: tarfile.TarFile, where: str) -> tuple[s
         raise PipelineError(f"{where}: {INDEX} is {member.size:,} bytes, above the limit of {MAX_INDEX_BYTES:,}")
     try:
         index = json.loads(tar.extractfile(member).read())
-        files = index["files"]
-        assert index["format"] == FORMAT and index["namespace"] == namespace and isinstance(files, dict)
-        sizes = [int(f["size"]) for f in files.values()]
-        assert all(isinstance(f["size"], int) and isinstance(f["sha256"], str) for f in files.values())
-    except (ValueError, KeyError, TypeError, AssertionError, AttributeError):
-        raise PipelineError(f"{where}: {INDEX} is not an index of format {FORMAT} for namespace {namespace}") from None
+    except ValueError:
+        index = None
+    files = index.get("files") if isinstance(index, dict) else None
+    if (not isinstance(files, dict) or index.get("format") != FORMAT or index.get("namespace") != namespace
+            or not all(isinstance(f, dict) and type(f.get("size")) is int and isinstance(f.get("sha256"), str)
+                       for f in files.values())):
+        raise PipelineError(f"{where}: {INDEX} is not an index of format {FORMAT} for namespace {namespace}")
+    sizes = [f["size"] for f in files.values()]
     for name, entry in files.items():
         names.safe_relative(name, f"{where}: {INDEX}")
         if not name.startswith(("bundle/", "source/")):

@@ -66,7 +66,7 @@ def _alive(pid: int) -> bool:
     except ProcessLookupError:
         return False
     except PermissionError:  # someone else's process
-        return True
+        pass
     return True
 
 
