@@ -214,6 +214,30 @@ def test_a_namespace_drifting_over_a_broken_archive_is_refused_there(checkout):
     assert "rule unusable_archive_evidence:" in plan.stdout and "ns=mage-001" in plan.stdout
 
 
+@pytest.mark.parametrize("edit, says", [
+    (lambda d: d["shapes"].update(gelu={"rows": 8192, "cols": 768}),
+     "key 'shapes.gelu.rows' is 8192, but archives/h200-001.tar.gz measured 4096"),
+    (lambda d: d["variants"].update(matmul="matmul_tiled_16x16"), "key 'variants.matmul' is 'matmul_tiled_16x16'"),
+    (lambda d: d.update(implementations=["torch", "cuda"]), "key 'implementations' is ['torch', 'cuda']"),
+])
+def test_editing_what_an_archive_fixed_is_refused_for_that_namespace(checkout, edit, says):
+    path = checkout / "config" / "namespaces" / "h200-001.yaml"
+    data = yaml.safe_load(path.read_text())
+    data.setdefault("shapes", {}).setdefault("gelu", {"rows": 4096, "cols": 768})
+    edit(data)
+    path.write_text(yaml.safe_dump(data, sort_keys=False))
+    refused(checkout, "--cores", "1", "results/h200-001", says=says)
+    assert snakemake(checkout, "-n", "--cores", "1", "results/mage-006").returncode == 0
+
+
+def test_an_archived_namespace_file_may_say_no_more_than_archived(checkout):
+    path = checkout / "config" / "namespaces" / "mage-001.yaml"
+    pin = yaml.safe_load(path.read_text())["archived"]
+    path.write_text(yaml.safe_dump({"archived": pin}))
+    plan = snakemake(checkout, "-n", "--cores", "1", "results/mage-001")
+    assert plan.returncode == 0 and "warning" not in plan.stderr, plan.stderr
+
+
 def test_a_replay_cannot_claim_a_pinned_namespace(checkout, tmp_path):
     forged = forge(checkout / "archives" / "mage-006.tar.gz", tmp_path / "outside" / "forged.tar.gz",
                    edit_table("spans", lambda f: f.assign(span_us=f["span_us"] * 0.5)))

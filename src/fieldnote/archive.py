@@ -244,6 +244,15 @@ def _pinned(ns) -> Archive:
     if archive.namespace != ns.name:
         raise PipelineError(f"{ns.file}: key 'archived': {ns.archived} records namespace {archive.namespace!r}, "
                             f"not {ns.name!r}")
+    from .config import READ_WHEN_ARCHIVED, differs
+
+    stated = {k: v for k, v in (ns.stated or {}).items() if k not in READ_WHEN_ARCHIVED}
+    found = differs(stated, {k: v for k, v in archive.resolved().items() if k in stated})
+    if found:
+        key, value, recorded = found
+        raise PipelineError(f"{ns.file}: key '{key}' is {value!r}, but {ns.archived} measured {recorded!r}: an "
+                            "archived namespace's measurement is fixed by its archive (only `targets` is read "
+                            f"from this file); to measure anew, `fieldnote new <name> --from {ns.name}`")
     return archive
 
 

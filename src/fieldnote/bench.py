@@ -86,10 +86,10 @@ def report(op: str, shape: dict, times: dict[str, float]) -> None:
         print(f"{op:10s} {name:36s} {us:8.2f} us  {us / best:5.2f}x  {rate}")
 
 
-def main(argv: list[str] | None = None) -> None:
+def main(argv: list[str] | None = None, prog: str = "python -m fieldnote.bench") -> None:
     from .ops import OPS
 
-    parser = argparse.ArgumentParser(prog="python -m fieldnote.bench", description=__doc__.split("\n\n")[0])
+    parser = argparse.ArgumentParser(prog=prog, description=__doc__.split("\n\n")[0])
     parser.add_argument("op", choices=list(OPS))
     parser.add_argument("subjects", nargs="+")
     parser.add_argument("--shape", help="key=value,... (default: the seed shape from config/config.yaml)")
@@ -112,6 +112,11 @@ def main(argv: list[str] | None = None) -> None:
             parser.error(f"--shape takes key=value pairs with integer values, got {args.shape!r}")
         if set(shape) != set(OPS[args.op].dims):
             parser.error(f"--shape for {args.op} names {', '.join(OPS[args.op].dims)}, got {args.shape!r}")
+    from . import gpu
+
+    if not gpu.available():
+        raise SystemExit("fieldnote: no GPU here: bench times kernels on an NVIDIA GPU (torch.cuda.is_available() "
+                         "is False); run it on a machine with one")
     if args.counters:
         from .capture import ncu
 

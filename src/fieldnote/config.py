@@ -49,6 +49,7 @@ class Namespace:
     replay: str | None = None  # the archive this namespace's evidence is read from, its SHA-256, whether pinned
     replay_sha256: str | None = None
     replay_pinned: bool = False
+    stated: dict | None = None  # the namespace file as written (an archived one may state only what its archive has)
 
     @property
     def imported(self) -> bool:
@@ -90,7 +91,7 @@ class Namespace:
                       "attempts": tuple(data.get("attempts", ())), **provenance})
 
 
-PROVENANCE = ("archived", "archived_sha256", "replay", "replay_sha256", "replay_pinned")  # where, not what
+PROVENANCE = ("archived", "archived_sha256", "replay", "replay_sha256", "replay_pinned", "stated")  # not the config
 
 
 def _schema(name: str) -> dict:
@@ -224,6 +225,7 @@ def resolve(name: str, path: Path, defaults: dict) -> Namespace:
     if not isinstance(data, dict):
         raise PipelineError(f"{path}: a namespace file is a mapping of keys, not a {type(data).__name__}")
     validate(data, "namespace.schema.yaml", path)
+    stated = copy.deepcopy(data)
     shapes = copy.deepcopy(defaults["shapes"])
     shapes.update(data.get("shapes", {}))
     if "evidence" in data:
@@ -261,7 +263,27 @@ def resolve(name: str, path: Path, defaults: dict) -> Namespace:
         targets=data.get("targets"),
         archived=archived.get("archive"),
         archived_sha256=archived.get("sha256"),
+        stated=stated,
     )
+
+
+READ_WHEN_ARCHIVED = ("archived", "targets")  # the rest of an archived namespace's file is what its archive fixed
+
+
+def differs(stated, recorded, key: str = "") -> tuple[str, object, object] | None:
+    """The first key whose stated value is not the recorded one (a mapping may state some of its keys)."""
+    if isinstance(stated, dict) and isinstance(recorded, dict):
+        for k, v in stated.items():
+            found = differs(v, recorded.get(k), f"{key}.{k}" if key else str(k))
+            if found:
+                return found
+        return None
+    if isinstance(stated, str) and isinstance(recorded, str):
+        return None if stated.strip() == recorded.strip() else (key, stated, recorded)
+    if isinstance(stated, list | tuple) and isinstance(recorded, list | tuple):
+        same = len(stated) == len(recorded) and not any(differs(a, b) for a, b in zip(stated, recorded, strict=True))
+        return None if same else (key, stated, recorded)
+    return None if stated == recorded else (key, stated, recorded)
 
 
 def validate_resolved(data, where: str) -> dict:

@@ -2,8 +2,42 @@
 traceback, and the refusal to measure an archived namespace, held in the job itself whatever the DAG allowed."""
 from __future__ import annotations
 
+import logging
 import sys
 from functools import wraps
+
+progress = logging.getLogger("fieldnote.progress")  # a line per subject and phase, into the job's log
+
+
+class _Tee:
+    """stderr as it was, and a copy of every line in the job's log."""
+
+    def __init__(self, stream, log):
+        self.stream, self.log = stream, log
+
+    def write(self, text):
+        self.log.write(text)
+        return self.stream.write(text)
+
+    def flush(self):
+        self.log.flush()
+        self.stream.flush()
+
+    def __getattr__(self, name):  # fileno, isatty, encoding: the terminal's
+        return getattr(self.stream, name)
+
+
+def _log_to(snakemake) -> None:
+    """The job's `log:` file receives what it prints on stderr and its progress lines (tail -f to follow it)."""
+    if not getattr(snakemake, "log", None):
+        return
+    log = open(snakemake.log[0], "a", buffering=1)  # noqa: SIM115 (held for the job's life)
+    sys.stderr = _Tee(sys.stderr, log)
+    handler = logging.StreamHandler(log)
+    handler.setFormatter(logging.Formatter("%(asctime)s %(message)s", "%H:%M:%S"))
+    progress.addHandler(handler)
+    progress.setLevel(logging.INFO)
+    progress.propagate = False
 
 
 def refuse_archived(snakemake) -> None:
@@ -26,6 +60,7 @@ def entry(main):
     @wraps(main)
     def wrapped(snakemake):
         try:
+            _log_to(snakemake)
             refuse_archived(snakemake)
             main(snakemake)
         except PipelineError as e:

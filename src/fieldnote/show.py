@@ -1,5 +1,5 @@
-"""Print a bundle's evidence tables compactly: `python -m fieldnote.show results/<ns>`."""
-import sys
+"""Print a bundle's evidence tables compactly: `fieldnote show results/<ns>` (or `python -m fieldnote.show`)."""
+import argparse
 from pathlib import Path
 
 import pandas as pd
@@ -25,7 +25,21 @@ def measurements(evidence: Path) -> None:
         print(table(*frames).round(2).to_string(index=False), end="\n\n")
 
 
-def main(bundle: str) -> None:
+def parser(prog: str = "python -m fieldnote.show") -> argparse.ArgumentParser:
+    parser = argparse.ArgumentParser(prog=prog, description=__doc__.splitlines()[0])
+    parser.add_argument("bundle", help="a bundle folder, results/<ns> (its evidence/ holds the tables)")
+    return parser
+
+
+def main(argv: list[str] | None = None, prog: str = "python -m fieldnote.show") -> None:
+    args = parser(prog).parse_args(argv)
+    if not (Path(args.bundle) / "evidence").is_dir():
+        parser(prog).error(f"{args.bundle} is not a bundle (no {Path(args.bundle) / 'evidence'}/): "
+                           "build one with `snakemake --cores 1 results/<ns>`")
+    show(args.bundle)
+
+
+def show(bundle: str) -> None:
     pd.set_option("display.width", 250)
     pd.set_option("display.max_rows", 500)
     pd.set_option("display.max_colwidth", 60)
@@ -39,4 +53,4 @@ def main(bundle: str) -> None:
 
 
 if __name__ == "__main__":
-    main(*sys.argv[1:])
+    main()

@@ -5,11 +5,13 @@
 
 
 rule archive:
-    output:
-        "results/{ns}.tar.gz",
     input:
         bundle="results/{ns}",
         sources=lambda w: [str(p) for p in source_files(Path("."))],
+    output:
+        "results/{ns}.tar.gz",
+    log:
+        log_of("archive", "ns"),
     script:
         "../scripts/archive.py"
 
@@ -19,13 +21,15 @@ for _ns, _archive in ARCHIVES.items():
     rule:
         name:
             f"replay_unpack_{_ns.replace('-', '_').replace('.', '_')}"
+        input:
+            archive=_archive.path,
+            code=module("archive"),
         output:
             tables=expand("work/{ns}/replay/{table}.parquet", ns=_ns, table=_archive.tables()),
             history=list(history_files(_ns).values()),
             environment=f"work/{_ns}/replay/environment.json",
-        input:
-            archive=_archive.path,
-            code=module("archive"),
+        log:
+            f"work/logs/replay_unpack/{_ns}.log",
         script:
             "../scripts/replay_unpack.py"
 
@@ -38,6 +42,8 @@ if ARCHIVED:
         jobs refuse it themselves, script.py, should a flag such as --allowed-rules route around this rule)."""
         output:
             "work/{ns}/{measurement}",
+        log:
+            log_of("refuse_archived", "ns", "measurement"),
         wildcard_constraints:
             ns="|".join(ARCHIVED),
             measurement="(check/gpu|time|capture)/.+",
@@ -48,7 +54,7 @@ if ARCHIVED:
                 f"results/{w.ns} is rebuilt from the archive; to measure again, declare a new namespace."
             ),
         script:
-            "../scripts/refuse_archived.py"
+            "../scripts/refuse.py"
 
     ruleorder: refuse_archived > check_gpu
     ruleorder: refuse_archived > time
@@ -63,16 +69,20 @@ if BROKEN:
         stays: update() keeps Snakemake from clearing it)."""
         output:
             update(directory("results/{ns}")),
+        log:
+            log_of("unusable_archive", "ns"),
         wildcard_constraints:
             ns="|".join(map(re.escape, BROKEN)),
         params:
             message=lambda w: BROKEN[w.ns],
         script:
-            "../scripts/refuse_archived.py"
+            "../scripts/refuse.py"
 
     use rule unusable_archive as unusable_archive_evidence with:
         output:
             "work/{ns}/{evidence}",
+        log:
+            log_of("unusable_archive_evidence", "ns", "evidence"),
         wildcard_constraints:
             ns="|".join(map(re.escape, BROKEN)),
             evidence=".+",

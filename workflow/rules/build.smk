@@ -2,47 +2,59 @@
 
 
 rule build_cuda:
+    input:
+        source="kernels/cuda/{op}/{variant}.cu",
+        code=module("build/cuda", "build/census"),
     output:
         cubin="work/build/{arch}/cuda/{op}/{variant}.cubin",
         ptx="work/build/{arch}/cuda/{op}/{variant}.ptx",
         report="work/build/{arch}/cuda/{op}/{variant}.json",
-    input:
-        source="kernels/cuda/{op}/{variant}.cu",
-        code=module("build/cuda", "build/census"),
+    log:
+        log_of("build_cuda", "arch", "op", "variant"),
     priority: 10
     script:
         "../scripts/build_cuda.py"
 
 
 rule build_triton:
+    input:
+        sources=lambda w: triton_sources(w.op),
+        code=module("build/triton", "build/census"),
     output:
         cubin="work/build/{arch}/triton/{op}.cubin",
         ptx="work/build/{arch}/triton/{op}.ptx",
         report="work/build/{arch}/triton/{op}.json",
-    input:
-        sources=lambda w: triton_sources(w.op),
-        code=module("build/triton", "build/census"),
+    log:
+        log_of("build_triton", "arch", "op"),
     priority: 10
     script:
         "../scripts/build_triton.py"
 
 
 rule resources:
+    input:
+        lambda w: [
+            s["cubin"].replace(".cubin", ".json")
+            for op in ns_of(w).ops
+            for s in subjects_of(ns_of(w), op).values()
+            if s["cubin"]
+        ],
     output:
         "work/{ns}/resources.parquet",
-    input:
-        lambda w: [s["cubin"].replace(".cubin", ".json") for op in ns_of(w).ops
-                   for s in subjects_of(ns_of(w), op).values() if s["cubin"]],
+    log:
+        log_of("resources", "ns"),
     priority: 10
     script:
         "../scripts/collect_reports.py"
 
 
 rule census:
-    output:
-        "work/{ns}/census.parquet",
     input:
         lambda w: expand("work/build/{arch}/triton/{op}.json", arch=ns_of(w).arch, op=ns_of(w).ops),
+    output:
+        "work/{ns}/census.parquet",
+    log:
+        log_of("census", "ns"),
     priority: 10
     script:
         "../scripts/collect_reports.py"

@@ -1,28 +1,7 @@
 # The bundle results/<ns>/: note.md and the evidence tables, assembled last and atomically.
 
 
-def all_input_hashes(wildcards):
-    ns = ns_of(wildcards)
-    return [] if ns.imported or ns.replay else [input_files(ns, op)["hashes"] for op in ns.ops]
-
-
-def published_config(ns):
-    """The configuration a bundle records. A replay publishes the one the archive recorded, not this pipeline's
-    reading of it, but with the targets its note was held to (the namespace file's, common.smk)."""
-    n = NAMESPACES[ns]
-    if not n.replay:
-        return n.to_dict()
-    resolved = ARCHIVES[ns].resolved()
-    if n.targets is not None or "targets" in resolved:
-        resolved["targets"] = n.targets
-    return resolved
-
-
 rule bundle:
-    output:
-        # update: Snakemake must not clear the bundle before the job, which swaps the new one in only once it is
-        # complete and valid (bundle.py); a failed job leaves the previous bundle as it was
-        update(directory("results/{ns}")),
     input:
         unpack(lambda w: bundle_tables(w.ns)),
         note="work/{ns}/note.md",
@@ -31,6 +10,12 @@ rule bundle:
         hashes=all_input_hashes,
         history=lambda w: list(history_files(w.ns).values()),
         code=module("bundle", "evidence"),
+    output:
+        # update: Snakemake must not clear the bundle before the job, which swaps the new one in only once it is
+        # complete and valid (bundle.py); a failed job leaves the previous bundle as it was
+        update(directory("results/{ns}")),
+    log:
+        log_of("bundle", "ns"),
     params:
         tables=lambda w: list(bundle_tables(w.ns)),
         history=lambda w: list(history_files(w.ns)),
@@ -39,3 +24,17 @@ rule bundle:
         provenance=lambda w: provenance(ns_of(w)),
     script:
         "../scripts/bundle.py"
+
+
+rule unknown_namespace:
+    """results/<ns> for a name no namespace file (nor archive) declares: one line listing those there are."""
+    output:
+        directory("results/{ns}"),
+    log:
+        log_of("unknown_namespace", "ns"),
+    wildcard_constraints:
+        ns="".join(f"(?!{re.escape(n)}(?![A-Za-z0-9_-]))" for n in [*NAMESPACES, *BROKEN]) + names.pattern(),
+    params:
+        message=unknown_namespace,
+    script:
+        "../scripts/refuse.py"

@@ -3,74 +3,86 @@
 # Each job runs after the passed GPU checks of what it captures.
 
 
-def capture_code(backend):
-    return module("capture/__init__", "capture/run", "capture/_process", f"capture/{backend}", "timing")
-
-
 rule capture:
-    output:
-        "work/{ns}/capture/{backend}/{op}.parquet",
     input:
         unpack(gpu_workload_inputs),
         code=lambda w: capture_code(w.backend),
+    output:
+        "work/{ns}/capture/{backend}/{op}.parquet",
+    log:
+        log_of("capture", "ns", "backend", "op"),
+    benchmark:
+        benchmark_of("capture", "ns", "backend", "op")
+    wildcard_constraints:
+        backend="nsys|cupti",
+    resources:
+        gpu=GPU_SLOTS,  # the whole GPU: nothing else runs during a measurement
     params:
         archived=archived_of,  # refused in the job itself when the namespace is archived
         op=lambda w: ns_of(w).op_params(w.op),
         capture=lambda w: ns_of(w).capture,
         subjects=lambda w: subjects_of(ns_of(w), w.op),
-    wildcard_constraints:
-        backend="nsys|cupti",
-    resources:
-        gpu=GPU_SLOTS,  # the whole GPU: nothing else runs during a measurement
     script:
         "../scripts/capture.py"
 
 
 rule capture_counters:
-    output:
-        "work/{ns}/capture/{backend}/{op}/{impl}.parquet",
     input:
         unpack(lambda w: gpu_workload_inputs(w, [w.impl])),
         code=lambda w: capture_code(w.backend),
+    output:
+        "work/{ns}/capture/{backend}/{op}/{impl}.parquet",
+    log:
+        log_of("capture_counters", "ns", "backend", "op", "impl"),
+    benchmark:
+        benchmark_of("capture_counters", "ns", "backend", "op", "impl")
+    wildcard_constraints:
+        backend="ncu",
+    resources:
+        gpu=GPU_SLOTS,  # the whole GPU: nothing else runs during a measurement
     params:
         archived=archived_of,  # refused in the job itself when the namespace is archived
         op=lambda w: ns_of(w).op_params(w.op),
         capture=lambda w: ns_of(w).capture,
         subjects=lambda w: subjects_of(ns_of(w), w.op, [w.impl]),
-    wildcard_constraints:
-        backend="ncu",
-    resources:
-        gpu=GPU_SLOTS,  # the whole GPU: nothing else runs during a measurement
     script:
         "../scripts/capture.py"
 
 
 rule kernels:
+    input:
+        lambda w: expand(
+            "work/{ns}/capture/{backend}/{op}.parquet", ns=w.ns, backend=ns_of(w).capture_backends(), op=ns_of(w).ops
+        ),
     output:
         "work/{ns}/kernels.parquet",
-    input:
-        lambda w: expand("work/{ns}/capture/{backend}/{op}.parquet", ns=w.ns, backend=ns_of(w).capture_backends(),
-                         op=ns_of(w).ops),
+    log:
+        log_of("kernels", "ns"),
     script:
         "../scripts/collect_reports.py"
 
 
 rule counters:
+    input:
+        lambda w: expand(
+            "work/{ns}/capture/ncu/{op}/{impl}.parquet", ns=w.ns, op=ns_of(w).ops, impl=ns_of(w).capture["ncu"]
+        ),
     output:
         "work/{ns}/counters.parquet",
-    input:
-        lambda w: expand("work/{ns}/capture/ncu/{op}/{impl}.parquet", ns=w.ns, op=ns_of(w).ops,
-                         impl=ns_of(w).capture["ncu"]),
+    log:
+        log_of("counters", "ns"),
     script:
         "../scripts/collect_reports.py"
 
 
 rule capture_summary:
-    output:
-        "work/{ns}/capture_summary.parquet",
     input:
         kernels=lambda w: evidence_table(w.ns, "kernels"),
         code=module("capture/summary", "measurements"),
+    output:
+        "work/{ns}/capture_summary.parquet",
+    log:
+        log_of("capture_summary", "ns"),
     params:
         margin=lambda w: ns_of(w).capture["band_margin"],
     script:

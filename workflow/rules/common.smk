@@ -6,7 +6,15 @@ from pathlib import Path
 
 SRC = str(Path(workflow.basedir) / "src")
 sys.path.insert(0, SRC)
+# The jobs import the package from this checkout's src/, whatever else is installed; asserted (and so passed on
+# to jobs run elsewhere) by envvars.
 os.environ["PYTHONPATH"] = os.pathsep.join(p for p in (SRC, os.environ.get("PYTHONPATH")) if p)
+
+
+envvars:
+    "PYTHONPATH",
+
+
 os.environ.setdefault("TORCHINDUCTOR_CACHE_DIR", str(Path("work/inductor-cache").resolve()))  # compile once
 os.environ.setdefault("TRITON_DEFAULT_FP_FUSION", "1")  # Triton's default since 2.x; silences 3.9's warning
 
@@ -44,8 +52,8 @@ CPU_IMPLEMENTATIONS = ("torch", "triton")  # cuda needs the GPU; compiled emits 
 
 
 wildcard_constraints:
-    # a valid name (no dots: results/<ns>.tar.gz is the archive of results/<ns>), and none whose archive is broken
-    ns="".join(f"(?!{re.escape(n)}(?![A-Za-z0-9_-]))" for n in BROKEN) + names.pattern(),
+    # the namespaces there are (rule unknown_namespace answers any other name), none whose archive is broken
+    ns="|".join(map(re.escape, NAMESPACES)) or "(?!)",
     op="|".join(OPS),
     impl="torch|triton|compiled|cuda",
     arch="sm_[0-9]+a?",
@@ -55,6 +63,21 @@ wildcard_constraints:
 def module(*names):
     """Package modules a stage runs: editing one reruns that stage and what derives from it."""
     return [f"src/fieldnote/{n}.py" for n in names]
+
+
+def log_of(rule, *wildcards):
+    """Each job's log, work/logs/<rule>/<wildcards>.log: what it printed, and a line per subject and phase."""
+    return str(Path("work", "logs", rule, *(f"{{{w}}}" for w in wildcards))) + ".log"
+
+
+def benchmark_of(rule, *wildcards):
+    """Each GPU job's benchmark record (wall time, memory), work/benchmarks/<rule>/<wildcards>.tsv."""
+    return str(Path("work", "benchmarks", rule, *(f"{{{w}}}" for w in wildcards))) + ".tsv"
+
+
+def unknown_namespace(wildcards):
+    known = ", ".join(sorted([*NAMESPACES, *BROKEN]))
+    return f"unknown namespace '{wildcards.ns}' (known: {known}; a namespace is a file config/namespaces/<ns>.yaml)"
 
 
 def ns_of(wildcards):
@@ -70,9 +93,9 @@ def archived_of(wildcards):
 def check_outputs(rules):
     """Every path a rule writes lies inside results/ or work/ (wildcards are single names), checked before any job."""
     try:
-        for rule in rules:
-            for path in rule.output:
-                names.check_written(re.sub(r"{[^}]*}", "x", str(path)), f"rule {rule.name}", Path.cwd())
+        for each in rules:
+            for path in each.output:
+                names.check_written(re.sub(r"{[^}]*}", "x", str(path)), f"rule {each.name}", Path.cwd())
     except PipelineError as error:
         sys.exit(f"fieldnote: {error}")
 
@@ -90,8 +113,11 @@ def cubin_of(ns, op, variant=None):
 
 def subjects_of(ns, op, names=None):
     """The measured subjects of an op (implementations, then attempts' variants), each with the cubin it runs."""
-    return {name: {**s, "cubin": cubin_of(ns, op, s["variant"]) if s["variant"] else None}
-            for name, s in ns.subjects(op).items() if names is None or name in names}
+    return {
+        name: {**s, "cubin": cubin_of(ns, op, s["variant"]) if s["variant"] else None}
+        for name, s in ns.subjects(op).items()
+        if names is None or name in names
+    }
 
 
 def triton_sources(op):
@@ -129,9 +155,12 @@ def bundle_tables(ns):
     elif NAMESPACES[ns].imported:
         names = imported
     else:
-        names = (measured + (("counters",) if NAMESPACES[ns].capture["ncu"] else ())
-                 + (("attempts",) if NAMESPACES[ns].attempts else ())
-                 + (("sweep_checks", "sweep_kernels", "sweep") if NAMESPACES[ns].sweep else ()))
+        names = (
+            measured
+            + (("counters",) if NAMESPACES[ns].capture["ncu"] else ())
+            + (("attempts",) if NAMESPACES[ns].attempts else ())
+            + (("sweep_checks", "sweep_kernels", "sweep") if NAMESPACES[ns].sweep else ())
+        )
     return {name: evidence_table(ns, name) for name in names}
 
 
@@ -149,3 +178,166 @@ def history_files(ns):
     if n.replay:
         return {name: f"work/{ns}/replay/{name}" for name in names}
     return names
+
+
+# bundle.smk
+
+
+def all_input_hashes(wildcards):
+    ns = ns_of(wildcards)
+    return [] if ns.imported or ns.replay else [input_files(ns, op)["hashes"] for op in ns.ops]
+
+
+def published_config(ns):
+    """The configuration a bundle records. A replay publishes the one the archive recorded, not this pipeline's
+    reading of it, but with the targets its note was held to (the namespace file's, common.smk)."""
+    n = NAMESPACES[ns]
+    if not n.replay:
+        return n.to_dict()
+    resolved = ARCHIVES[ns].resolved()
+    if n.targets is not None or "targets" in resolved:
+        resolved["targets"] = n.targets
+    return resolved
+
+
+# capture.smk
+
+
+def capture_code(backend):
+    return module("capture/__init__", "capture/run", "capture/_process", f"capture/{backend}", "timing")
+
+
+# check.smk
+
+
+def subject_of(wildcards):
+    """The implementation, variant and cubin behind a checked name (an implementation, or an attempt's variant)."""
+    subjects = subjects_of(ns_of(wildcards), wildcards.op, [wildcards.impl])
+    if wildcards.impl not in subjects:
+        raise ValueError(f"{wildcards.impl} is not measured for {wildcards.op} in namespace {wildcards.ns}")
+    return subjects[wildcards.impl]
+
+
+def check_inputs(wildcards):
+    ns, subject = ns_of(wildcards), subject_of(wildcards)
+    files = input_files(ns, wildcards.op)
+    files["code"] = module("check", "implementations", "kernels", "launch", "triton_compat", f"ops/{wildcards.op}")
+    files["kernel"] = (
+        triton_sources(wildcards.op) if subject["implementation"] == "triton" else f"kernels/torch/{wildcards.op}.py"
+    )
+    if subject["cubin"]:
+        files["cubin"] = subject["cubin"]
+    return files
+
+
+def cpu_stages(wildcards):
+    """Everything a namespace needs no GPU for: run first, so a machine without one still gets all of it."""
+    ns = ns_of(wildcards)
+    cpu = [i for i in ns.implementations if i in CPU_IMPLEMENTATIONS]
+    return (
+        [input_files(ns, op)["hashes"] for op in ns.ops]
+        + expand("work/{ns}/{table}.parquet", ns=ns.name, table=("resources", "census"))
+        + expand("work/{ns}/check/cpu/{op}/{impl}.parquet", ns=ns.name, op=ns.ops, impl=cpu)
+    )
+
+
+def all_checks(wildcards):
+    ns = ns_of(wildcards)
+    cpu = [i for i in ns.implementations if i in CPU_IMPLEMENTATIONS]
+    return expand("work/{ns}/check/cpu/{op}/{impl}.parquet", ns=ns.name, op=ns.ops, impl=cpu) + [
+        f"work/{ns.name}/check/gpu/{op}/{name}.parquet" for op in ns.ops for name in ns.subjects(op)
+    ]
+
+
+# note.smk
+
+
+def note_tables(ns):
+    """The tables the note draws on: the build's resources, census and counters only where the namespace has them."""
+    n = NAMESPACES[ns]
+    built = not n.imported and (not n.replay or "census" in ARCHIVES[ns].tables())
+    # the counters beside the standing against the roofline, in the namespaces that sweep against it
+    counted = n.sweep and ("counters" in ARCHIVES[ns].tables() if n.replay else bool(n.capture["ncu"]))
+    return (
+        ("summary", "spans", "kernels", "checks", "capture_summary")
+        + (("resources", "census") if built else ())
+        + (("attempts",) if n.attempts else ())
+        + (("sweep",) if n.sweep else ())
+        + (("counters",) if counted else ())
+    )
+
+
+def history_inputs(ns):
+    """Other namespaces' evidence the note draws on: the progression's summaries, the drift baseline's kernels."""
+    n, history = NAMESPACES[ns], history_files(ns)
+    files = {}
+    if n.progression:
+        files["progression"] = [history[f"history/{other}.summary.parquet"] for other in n.progression["namespaces"]]
+    if n.drift:
+        base = n.drift["baseline"]
+        files["drift"] = [history[f"history/{base}.summary.parquet"], history[f"history/{base}.kernels.parquet"]]
+    return files
+
+
+# original.smk
+
+
+def original_files(wildcards):
+    """The two JSON files, when present; when absent the import job says where it looked (one message)."""
+    folder = Path(ns_of(wildcards).evidence["original"])
+    return [str(folder / f) for f in ("comparison-results.json", "comparison-profiles.json") if (folder / f).exists()]
+
+
+# sweep.smk
+
+
+def sweep_points(ns, op):
+    from fieldnote.sweep import subjects
+
+    return subjects(op, ns.sweep[op], subjects_of(ns, op, ns.implementations), ns.seed)
+
+
+def sweep_check_priority(wildcards):
+    """The sweeps with the most arithmetic first (torch.compile autotunes a matrix product the longest: 170 s for
+    the matmul's five sizes on the H200, 75 s for the neighbor's), so the longest does not start last."""
+    from fieldnote.ops import OPS
+
+    sweep = ns_of(wildcards).sweep
+    flops = {op: sum(OPS[op].work(shape)[1] for shape in shapes) for op, shapes in sweep.items()}
+    return PRIORITY_SWEEP_CHECK + sorted(flops, key=flops.get).index(wildcards.op)
+
+
+def sweep_inputs(wildcards):
+    """A sweep of an op runs after the op passed its checks at the seed shape, on the same kernels."""
+    files = gpu_workload_inputs(wildcards, ns_of(wildcards).implementations)
+    files.pop("npz"), files.pop("hashes")
+    files["code"] = module(
+        "sweep",
+        "check",
+        "capture/__init__",
+        "capture/run",
+        "capture/_process",
+        *(f"capture/{b}" for b in ns_of(wildcards).capture_backends()[:1]),
+    )
+    return files
+
+
+# time.smk
+
+
+def gpu_workload_inputs(wildcards, names=None):
+    """What a GPU measurement of an op depends on: its inputs, the passed check of every subject it measures,
+    their kernels and the code."""
+    ns, op = ns_of(wildcards), wildcards.op
+    subjects = subjects_of(ns, op, names)
+    files = input_files(ns, op)
+    files["checks"] = [f"work/{ns.name}/check/gpu/{op}/{name}.parquet" for name in subjects]
+    implementations = {s["implementation"] for s in subjects.values()}
+    files["kernels"] = [
+        f
+        for impl in sorted(implementations - {"cuda"})
+        for f in (triton_sources(op) if impl == "triton" else [f"kernels/torch/{op}.py"])
+    ]
+    files["cubins"] = [s["cubin"] for s in subjects.values() if s["cubin"]]
+    files["workload"] = module("workload", "implementations", "kernels", "launch", "inputs", f"ops/{op}")
+    return files

@@ -2,14 +2,21 @@
 
 
 rule figures:
-    output:
-        report(directory("work/{ns}/figures"), patterns=["{name}.png"], caption="../report/figures.rst",
-               category="Figures", subcategory="{ns}"),
     input:
         summary="work/{ns}/summary.parquet",
         progression=lambda w: history_inputs(w.ns).get("progression", []),
         sweep=lambda w: [evidence_table(w.ns, "sweep")] if ns_of(w).sweep else [],
         code=module("figures"),
+    output:
+        report(
+            directory("work/{ns}/figures"),
+            patterns=["{name}.png"],
+            caption="../report/figures.rst",
+            category="Figures",
+            subcategory="{ns}",
+        ),
+    log:
+        log_of("figures", "ns"),
     params:
         progression=lambda w: (ns_of(w).progression or {}).get("namespaces", []),
         roofline=lambda w: ns_of(w).roofline,

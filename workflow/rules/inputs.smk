@@ -2,11 +2,13 @@
 
 
 rule inputs:
+    input:
+        module("inputs", "ops/base", "ops/{op}"),
     output:
         npz="work/inputs/{op}/{shape}-seed{seed}.npz",
         hashes="work/inputs/{op}/{shape}-seed{seed}.sha256.json",
-    input:
-        module("inputs", "ops/base", "ops/{op}"),
+    log:
+        log_of("inputs", "op", "shape", "seed"),
     priority: 10
     script:
         "../scripts/inputs.py"

@@ -1,0 +1,63 @@
+"""The `fieldnote` command: `fieldnote show results/<ns>`, `fieldnote bench OP SUBJECT...`, and `fieldnote new
+NAME --from NS` (a namespace to measure, made from an existing one)."""
+from __future__ import annotations
+
+import argparse
+import sys
+from pathlib import Path
+
+import yaml
+
+from . import names
+from .errors import PipelineError
+from .io import write_bytes
+from .paths import CONFIG
+
+
+def new(name: str, source: str, config: Path = CONFIG) -> Path:
+    """config/namespaces/<name>.yaml from <source>'s file: the same implementations, variants, shapes and the rest,
+    without `archived` (it is to be measured), and last in the source's progression where it has one."""
+    names.check(name, "fieldnote new")
+    folder = config / "namespaces"
+    path, origin = folder / f"{name}.yaml", folder / f"{source}.yaml"
+    if path.exists():
+        raise PipelineError(f"{path} exists already: choose another name")
+    if not origin.is_file():
+        known = ", ".join(sorted(p.stem for p in folder.glob("*.yaml")))
+        raise PipelineError(f"unknown namespace '{source}' (known: {known})")
+    data = yaml.safe_load(origin.read_text())
+    data.pop("archived", None)
+    if "progression" in data:
+        data["progression"]["namespaces"] = [n for n in data["progression"]["namespaces"] if n != name] + [name]
+    header = f"# Made by `fieldnote new {name} --from {source}`: to be measured (snakemake results/{name}, on a GPU).\n"
+    write_bytes(path, (header + yaml.safe_dump(data, sort_keys=False)).encode())
+    return path
+
+
+def main(argv: list[str] | None = None) -> None:
+    parser = argparse.ArgumentParser(prog="fieldnote", description=__doc__.split("\n\n")[0])
+    commands = parser.add_subparsers(dest="command", required=True)
+    commands.add_parser("show", help="print a bundle's evidence tables", add_help=False)
+    commands.add_parser("bench", help="gate, then time subjects of one op side by side (GPU)", add_help=False)
+    made = commands.add_parser("new", help="a new namespace to measure, from an existing one")
+    made.add_argument("name")
+    made.add_argument("--from", dest="source", required=True, help="the namespace to start from")
+    args, rest = parser.parse_known_args(argv)
+    if args.command == "show":
+        from . import show
+        show.main(rest, prog="fieldnote show")
+    elif args.command == "bench":
+        from . import bench
+        bench.main(rest, prog="fieldnote bench")
+    else:
+        if rest:
+            parser.error(f"unrecognized arguments: {' '.join(rest)}")
+        try:
+            path = new(args.name, args.source)
+        except PipelineError as e:
+            sys.exit(f"fieldnote: {e}")
+        print(f"fieldnote: wrote {path}; measure it with `snakemake --cores 8 results/{args.name}` on a GPU machine")
+
+
+if __name__ == "__main__":
+    main()

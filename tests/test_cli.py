@@ -1,0 +1,63 @@
+"""The `fieldnote` command and the errors a newcomer meets first: one line, or the usage, and a non-zero status."""
+import subprocess
+import sys
+
+import pytest
+import yaml
+from conftest import ROOT, has_gpu, snakemake
+
+from fieldnote.cli import new
+from fieldnote.config import load_defaults, load_namespaces
+from fieldnote.errors import PipelineError
+
+
+def fieldnote(*args: str) -> subprocess.CompletedProcess:
+    return subprocess.run([sys.executable, "-m", "fieldnote.cli", *args], capture_output=True, text=True, cwd=ROOT)
+
+
+@pytest.mark.parametrize("args, says", [
+    (["show"], "the following arguments are required: bundle"),
+    (["show", "results/no-such-namespace"], "results/no-such-namespace is not a bundle"),
+    (["new", "x.y", "--from", "h200-001"], "'x.y' is not a valid name"),
+    (["new", "fresh", "--from", "h200-099"], "unknown namespace 'h200-099' (known: h200-001, mage-001"),
+    (["new", "mage-006", "--from", "h200-001"], "mage-006.yaml exists already"),
+])
+def test_a_bad_command_line_says_why_and_fails(args, says):
+    run = fieldnote(*args)
+    assert run.returncode != 0 and "Traceback" not in run.stderr
+    assert says in run.stderr, run.stderr
+
+
+@pytest.mark.skipif(has_gpu(), reason="the machine has a GPU")
+def test_bench_without_a_gpu_is_one_line():
+    run = fieldnote("bench", "gelu", "torch")
+    assert run.returncode == 1 and run.stderr.strip().splitlines() == [
+        "fieldnote: no GPU here: bench times kernels on an NVIDIA GPU (torch.cuda.is_available() is False); run it "
+        "on a machine with one"]
+
+
+def test_a_new_namespace_is_the_old_one_to_measure_last_in_its_progression(tmp_path):
+    project = copy_project_config(tmp_path)
+    path = new("h200-002-try", "h200-001", project / "config")
+    data = yaml.safe_load(path.read_text())
+    assert "archived" not in data and data["progression"]["namespaces"][-1] == "h200-002-try"
+    resolved = load_namespaces(project / "config", load_defaults(project / "config" / "config.yaml"))["h200-002-try"]
+    original = load_namespaces(ROOT / "config", load_defaults(ROOT / "config" / "config.yaml"))["h200-001"]
+    assert (resolved.variants, resolved.shapes, resolved.sweep) == (original.variants, original.shapes, original.sweep)
+    with pytest.raises(PipelineError, match="exists already"):
+        new("h200-002-try", "h200-001", project / "config")
+
+
+def copy_project_config(tmp_path):
+    import shutil
+
+    shutil.copytree(ROOT / "config", tmp_path / "config")
+    return tmp_path
+
+
+def test_an_unknown_namespace_lists_the_known_ones(project):
+    run = snakemake(project, "--cores", "1", "results/mage-066")
+    assert run.returncode != 0 and "Traceback" not in run.stderr
+    assert "fieldnote: unknown namespace 'mage-066' (known: h200-001, mage-001, mage-002, mage-003, mage-006" in (
+        run.stderr)
+    assert not (project / "results" / "mage-066").exists()
