@@ -134,3 +134,17 @@ def test_an_archived_namespace_is_rebuilt_from_its_archive_and_never_measured(pr
     assert refused.returncode != 0 and "Traceback" not in refused.stderr
     assert "fieldnote: namespace original-mage-006 is archived" in refused.stderr
     assert not (project / "work" / "original-mage-006" / "time").exists()
+
+
+def test_repacking_a_replayed_archive_keeps_its_own_sources(project: Path):
+    """The sources are provenance: a bundle rebuilt from an archive is packed with the archive's source/, not with
+    the checkout that replayed it (edited here on purpose)."""
+    (project / "src" / "fieldnote" / "figures.py").write_text(
+        (project / "src" / "fieldnote" / "figures.py").read_text() + "\n# edited after the measurement\n")
+    run = snakemake(project, "--cores", "1", "results/mage-001.tar.gz")
+    assert run.returncode == 0, run.stderr
+    shipped = Archive(project / "archives" / "mage-001.tar.gz", cache=project / "cache").files
+    repacked = Archive(project / "results" / "mage-001.tar.gz", cache=project / "cache").files
+    sources = {n: d for n, d in shipped.items() if n.startswith("source/")}
+    assert sources and {n: d for n, d in repacked.items() if n.startswith("source/")} == sources
+    assert b"edited after the measurement" not in repacked["source/src/fieldnote/figures.py"]

@@ -61,3 +61,16 @@ def test_an_unknown_namespace_lists_the_known_ones(project):
     assert "fieldnote: unknown namespace 'mage-066' (known: h200-001, mage-001, mage-002, mage-003, mage-006" in (
         run.stderr)
     assert not (project / "results" / "mage-066").exists()
+
+
+def test_a_job_logs_what_it_prints_and_a_line_per_subject_and_phase(project):
+    import yaml
+    from conftest import SMALL
+
+    (project / "config" / "namespaces" / "toy.yaml").write_text(
+        yaml.safe_dump({"implementations": ["torch"], "variants": {}, "shapes": SMALL}))
+    run = snakemake(project, "--cores", "1", "work/toy/check/cpu/gelu/torch.parquet")
+    assert run.returncode == 0, run.stderr
+    log = (project / "work" / "logs" / "check_cpu" / "toy" / "gelu" / "torch.log").read_text()
+    assert "check gelu torch on cpu: case full at 16x768 ..." in log
+    assert "check gelu torch on cpu: case small at 3x257 done in" in log

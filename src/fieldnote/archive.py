@@ -70,9 +70,14 @@ def pack_members(namespace: str, members: dict[str, bytes], dest: Path) -> None:
     write_bytes(dest, gzip.compress(raw.getvalue(), mtime=0))
 
 
-def pack(namespace: str, bundle: Path, root: Path, dest: Path) -> None:
+def pack(namespace: str, bundle: Path, root: Path, dest: Path, replayed: Path | None = None) -> None:
+    """The bundle with the sources that produced it: this checkout's, or for a bundle replayed from an archive
+    that archive's own source/, so its provenance stays true."""
     members = {f"bundle/{p.relative_to(bundle)}": p.read_bytes() for p in bundle_files(bundle)}
-    members.update({f"source/{p.relative_to(root)}": p.read_bytes() for p in source_files(root)})
+    if replayed:
+        members.update({n: data for n, data in read_members(replayed)[1].items() if n.startswith("source/")})
+    else:
+        members.update({f"source/{p.relative_to(root)}": p.read_bytes() for p in source_files(root)})
     pack_members(namespace, members, dest)
 
 

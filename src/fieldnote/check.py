@@ -16,6 +16,7 @@ import torch
 from . import kernels
 from .errors import PipelineError
 from .ops import OPS, Shape
+from .progress import step
 
 
 @dataclass(frozen=True)
@@ -79,9 +80,10 @@ def run_checks(run, op: str, implementation: str, device: str, cases: list[Case]
         full_fp32()
     rows = []
     for case in cases:
-        out = _run_case(run, op, case, device)
-        expected = reference(op, case.inputs) if case.expected is None else case.expected
-        result = compare(out, expected, tolerance["rtol"], tolerance["atol"])
+        with step(f"check {op} {implementation} on {device}: case {case.name} at {OPS[op].label(case.shape)}"):
+            out = _run_case(run, op, case, device)
+            expected = reference(op, case.inputs) if case.expected is None else case.expected
+            result = compare(out, expected, tolerance["rtol"], tolerance["atol"])
         rows.append({"op": op, "implementation": implementation, "shape": OPS[op].label(case.shape),
                      "case": case.name, "device": device, "seed": case.seed, **result,
                      "rtol": tolerance["rtol"], "atol": tolerance["atol"]})

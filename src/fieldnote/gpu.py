@@ -56,7 +56,8 @@ def describe() -> dict:
 
 
 def pipeline() -> dict:
-    """This pipeline's version and the git commit it ran from (with a flag when the tree had changes)."""
+    """This pipeline's version and the git commit it ran from, and whether the checkout was clean: the files that
+    differed from that commit or were not in it (their first 50), so a measurement from an edited tree says so."""
     import subprocess
 
     from . import __version__
@@ -66,8 +67,9 @@ def pipeline() -> dict:
         done = subprocess.run(["git", *args], cwd=ROOT, capture_output=True, text=True)
         return done.stdout.strip() if done.returncode == 0 else ""
 
+    changes = git("status", "--porcelain", "--untracked-files=all").splitlines()
     return {"pipeline_version": __version__, "git_commit": git("rev-parse", "HEAD") or "unknown",
-            "git_dirty": bool(git("status", "--porcelain", "--untracked-files=no"))}
+            "git_dirty": bool(changes), "git_changes": changes[:50]}
 
 
 _THROTTLE_NAMES = {  # nvmlClocksEventReasons / nvmlClocksThrottleReasons bits

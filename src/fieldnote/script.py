@@ -6,7 +6,7 @@ import logging
 import sys
 from functools import wraps
 
-progress = logging.getLogger("fieldnote.progress")  # a line per subject and phase, into the job's log
+from .progress import log as progress
 
 
 class _Tee:

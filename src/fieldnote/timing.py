@@ -10,6 +10,8 @@ from __future__ import annotations
 import time
 from collections.abc import Callable
 
+from .progress import log as progress
+
 
 class HostClock:
     """Wall time around a call (for tests and CPU callables)."""
@@ -59,6 +61,7 @@ def spans(calls: dict[str, Callable[[], object]], rounds: int, iterations: int, 
     """
     samples, states = [], []
     for r in range(rounds):
+        progress.info("spans, round %d of %d: %s", r + 1, rounds, ", ".join(rotation(list(calls), r)))
         for position, impl in enumerate(rotation(list(calls), r)):
             fn = calls[impl]
             for _ in range(warmup):
@@ -96,6 +99,7 @@ def graph_spans(calls: dict[str, Callable[[], object]], rounds: int, iterations:
         graphs[impl] = graph
     clock = EventClock()
     rows = []
+    progress.info("graph replay: %d graphs of %d calls captured", len(graphs), iterations)
     for r in range(rounds):
         for position, impl in enumerate(rotation(list(calls), r)):
             graphs[impl].replay()  # warm replay, untimed

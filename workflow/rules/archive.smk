@@ -7,11 +7,14 @@
 rule archive:
     input:
         bundle="results/{ns}",
-        sources=lambda w: [str(p) for p in source_files(Path("."))],
+        # a replayed bundle keeps the sources of the archive it came from; a measured one takes this checkout's
+        sources=lambda w: [ns_of(w).replay] if ns_of(w).replay else [str(p) for p in source_files(Path("."))],
     output:
         "results/{ns}.tar.gz",
     log:
         log_of("archive", "ns"),
+    params:
+        replayed=lambda w: ns_of(w).replay,
     script:
         "../scripts/archive.py"
 

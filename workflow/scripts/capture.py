@@ -6,6 +6,8 @@ from pathlib import Path
 
 from fieldnote import gpu
 from fieldnote.io import write_table
+from fieldnote.progress import log as progress
+from fieldnote.progress import step
 from fieldnote.script import entry
 
 
@@ -29,8 +31,10 @@ def main(snakemake):
     job = capture.Job(op=w.op, subjects=dict(p.subjects), npz=snakemake.input.npz, shape=p.op["shape"],
                       iterations=p.capture["iterations"], warmup=p.capture["warmup"],
                       repeats=p.capture["repeats"] if w.backend != "ncu" else 1)
-    with tempfile.TemporaryDirectory(prefix=f"capture-{w.backend}-") as workdir:
+    with tempfile.TemporaryDirectory(prefix=f"capture-{w.backend}-") as workdir, step(
+            f"capture {w.backend}: {name}, {job.repeats} x {job.iterations} iterations (profiler start to export)"):
         table = backend.capture(job, Path(workdir), raw_copy(w, name))
+    progress.info("captured %d kernel launches", len(table))
     table.insert(0, "backend_version", backend.version())
     table.insert(0, "backend", w.backend)
     table.insert(0, "op", w.op)

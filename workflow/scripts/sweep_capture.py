@@ -5,6 +5,7 @@ from pathlib import Path
 
 from fieldnote import gpu
 from fieldnote.io import write_table
+from fieldnote.progress import step
 from fieldnote.script import entry
 
 
@@ -21,7 +22,8 @@ def main(snakemake):
     points = passed(p.points, pd.read_parquet(snakemake.input.checks))
     job = capture.Job(op=w.op, subjects=points, npz="", shape={}, iterations=p.capture["iterations"],
                       warmup=p.capture["warmup"], repeats=1)
-    with tempfile.TemporaryDirectory(prefix=f"sweep-{p.backend}-") as workdir:
+    with tempfile.TemporaryDirectory(prefix=f"sweep-{p.backend}-") as workdir, step(
+            f"sweep capture {p.backend}: {len(points)} points of {w.op} (profiler start to export)"):
         table = backend.capture(job, Path(workdir))
     table.insert(0, "backend_version", backend.version())
     table.insert(0, "backend", p.backend)

@@ -1,6 +1,7 @@
 """The correctness gate at every sweep point of one op: each implementation on inputs drawn at that shape. A point
 that fails is recorded and never captured; the op's other points go on."""
 from fieldnote import gpu
+from fieldnote.progress import log as progress
 from fieldnote.script import entry
 
 
@@ -18,7 +19,8 @@ def main(snakemake):
     from fieldnote.ops import OPS
 
     spec, tables, cases = OPS[w.op], [], {}
-    for name, s in p.points.items():
+    for number, (name, s) in enumerate(p.points.items(), 1):
+        progress.info("sweep point %d of %d: %s", number, len(p.points), name)
         label = spec.label(s["shape"])
         if label not in cases:  # inputs and the float64 reference once per shape, for every implementation
             inputs = spec.inputs(s["shape"], s["seed"])
