@@ -65,6 +65,7 @@ def test_not_an_archive_is_one_clear_error(tmp_path):
         Archive(tmp_path / "x.tar.gz")
 
 
+@pytest.mark.slow
 @pytest.mark.skipif(not (SEED_EVIDENCE / "mage-006").exists(), reason="../shared/seed-evidence absent")
 def test_replay_rebuilds_the_bundle_identically_then_does_nothing(project: Path, tmp_path):
     for other in (project / "config" / "namespaces").glob("original-*.yaml"):
@@ -115,6 +116,7 @@ def test_loading_a_bundle_names_the_failing_table_and_row(tmp_path):
         validate_tables({"spans": spans}, 300)
 
 
+@pytest.mark.slow
 @pytest.mark.skipif(not (SEED_EVIDENCE / "mage-006").exists(), reason="../shared/seed-evidence absent")
 def test_an_archived_namespace_is_rebuilt_from_its_archive_and_never_measured(project: Path, tmp_path):
     for other in (project / "config" / "namespaces").glob("original-*.yaml"):
@@ -136,6 +138,7 @@ def test_an_archived_namespace_is_rebuilt_from_its_archive_and_never_measured(pr
     assert not (project / "work" / "original-mage-006" / "time").exists()
 
 
+@pytest.mark.slow
 def test_repacking_a_replayed_archive_keeps_its_own_sources(project: Path):
     """The sources are provenance: a bundle rebuilt from an archive is packed with the archive's source/, not with
     the checkout that replayed it (edited here on purpose)."""

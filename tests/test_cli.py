@@ -63,6 +63,7 @@ def test_an_unknown_namespace_lists_the_known_ones(project):
     assert not (project / "results" / "mage-066").exists()
 
 
+@pytest.mark.slow
 def test_a_job_logs_what_it_prints_and_a_line_per_subject_and_phase(project):
     import yaml
     from conftest import SMALL

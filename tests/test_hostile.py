@@ -175,6 +175,7 @@ def test_a_rule_writing_outside_results_and_work_stops_the_run_before_any_job(ch
 # Pinned archives
 
 
+@pytest.mark.slow
 def test_a_second_namespace_cannot_substitute_another_s_archive(checkout, tmp_path):
     forged = forge(checkout / "archives" / "mage-006.tar.gz", tmp_path / "outside" / "forged.tar.gz",
                    edit_table("summary", lambda f: f.assign(kernel_us=f["kernel_us"] / 2)))
@@ -261,6 +262,7 @@ def test_an_unpinned_archive_with_implausible_spans_is_refused_naming_the_row(ch
 # Limits and laziness
 
 
+@pytest.mark.slow
 def test_a_two_gib_member_is_refused_before_it_is_read(checkout, tmp_path):
     """2 GiB of zeros compress to 2 MB: refused from the index and the member's header, in bounded memory."""
     archive = tmp_path / "outside" / "big.tar.gz"
@@ -404,6 +406,7 @@ def bundle_hashes(project: Path) -> dict[str, str]:
     return tree(project / "results" / "mage-006", {".snakemake_timestamp"})
 
 
+@pytest.mark.slow
 def test_a_bundle_failing_validation_leaves_the_previous_one(built):
     before = bundle_hashes(built)
     summary = built / "work" / "mage-006" / "summary.parquet"
@@ -418,6 +421,7 @@ def test_a_bundle_failing_validation_leaves_the_previous_one(built):
     assert "Nothing to be done" not in again.stdout + again.stderr
 
 
+@pytest.mark.slow
 def test_a_bundle_that_cannot_be_written_leaves_the_previous_one(built):
     """As a full disk would: the assembly fails midway (a figure that cannot be copied)."""
     before = bundle_hashes(built)
@@ -428,6 +432,7 @@ def test_a_bundle_that_cannot_be_written_leaves_the_previous_one(built):
     assert [p.name for p in (built / "results").iterdir() if p.name.startswith(".")] == []
 
 
+@pytest.mark.slow
 def test_an_emptied_bundle_is_not_taken_as_up_to_date(built):
     for path in (built / "results" / "mage-006").rglob("*"):
         if path.is_file() and path.name != ".snakemake_timestamp":
@@ -442,6 +447,7 @@ def dead_pid() -> int:
     return child.pid
 
 
+@pytest.mark.slow
 def test_what_killed_jobs_left_is_removed_by_the_next_run(built):
     leftover = f"{fio._HOST}-{dead_pid()}-abcd"
     tmp = built / "work" / "mage-006" / f".summary.parquet.{leftover}.tmp"
@@ -528,6 +534,7 @@ def test_an_archived_namespace_is_refused_in_the_job_whatever_the_flags(checkout
     assert not (checkout / "work" / "mage-006" / "check" / "gpu" / "gelu" / "torch.parquet").exists()
 
 
+@pytest.mark.slow
 def test_ctrl_c_stops_a_job_with_one_line(checkout):
     from fieldnote.inputs import path_for
 

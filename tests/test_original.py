@@ -72,6 +72,7 @@ def point_at_seed_evidence(project: Path) -> None:
         path.write_text(path.read_text().replace("../shared/seed-evidence", str(SEED_EVIDENCE)))
 
 
+@pytest.mark.slow
 @needs_seed
 def test_original_namespace_renders_without_a_gpu(project: Path):
     point_at_seed_evidence(project)

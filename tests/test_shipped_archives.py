@@ -19,6 +19,8 @@ DERIVED = {"summary.parquet", "attempts.parquet", "sweep.parquet"}
 REWRITTEN = {"MANIFEST.sha256"}  # over the rebuilt bundle, derived tables included; load() verifies it
 REPLAY_RULES = re.compile(r"replay_unpack_\w+|summary|attempts|sweep|note|figures|bundle")
 
+pytestmark = pytest.mark.slow  # the workflow end to end
+
 
 def targets() -> list[str]:
     """All five are `archived:` in their namespace files: the plain targets rebuild them from the archives."""

@@ -9,7 +9,8 @@ from test_workflow import job_counts
 
 from fieldnote.bundle import manifest
 
-pytestmark = pytest.mark.skipif(not (SEED_EVIDENCE / "mage-006").exists(), reason="../shared/seed-evidence absent")
+pytestmark = [pytest.mark.slow,  # the workflow end to end
+              pytest.mark.skipif(not (SEED_EVIDENCE / "mage-006").exists(), reason="../shared/seed-evidence absent")]
 
 
 @pytest.fixture(scope="module")

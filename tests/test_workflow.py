@@ -64,6 +64,7 @@ def test_gpu_jobs_start_in_the_order_that_keeps_the_gpu_busy(project: Path):
     assert max(sweeps, key=lambda s: int(s[1]))[0] == "matmul"  # the most arithmetic, the longest autotuning
 
 
+@pytest.mark.slow
 @pytest.mark.skipif(has_gpu(), reason="shows the behaviour of a machine without a GPU")
 def test_without_a_gpu_the_cpu_stages_run_then_one_message(project: Path):
     measured_mage_006(project, SMALL)

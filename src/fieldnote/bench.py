@@ -112,16 +112,16 @@ def main(argv: list[str] | None = None, prog: str = "python -m fieldnote.bench")
             parser.error(f"--shape takes key=value pairs with integer values, got {args.shape!r}")
         if set(shape) != set(OPS[args.op].dims):
             parser.error(f"--shape for {args.op} names {', '.join(OPS[args.op].dims)}, got {args.shape!r}")
-    from . import gpu
-
-    if not gpu.available():
-        raise SystemExit("fieldnote: no GPU here: bench times kernels on an NVIDIA GPU (torch.cuda.is_available() "
-                         "is False); run it on a machine with one")
     if args.counters:
         from .capture import ncu
 
         if not ncu.available():
             parser.error("--counters needs Nsight Compute: `ncu` is not on PATH")
+    from . import gpu
+
+    if not gpu.available():
+        raise SystemExit("fieldnote: no GPU here: bench times kernels on an NVIDIA GPU (torch.cuda.is_available() "
+                         "is False); run it on a machine with one")
     with tempfile.TemporaryDirectory() as tmp:
         gated = gated_calls(args.op, args.subjects, shape, defaults["seed"], defaults["tolerance"], Path(tmp))
         calls = {name: call for name, (call, _) in gated.items()}
