@@ -7,6 +7,7 @@
 rule archive:
     input:
         bundle="results/{ns}",
+        code=code_of("archive"),
         # a replayed bundle keeps the sources of the archive it came from; a measured one takes this checkout's
         sources=lambda w: [ns_of(w).replay] if ns_of(w).replay else [str(p) for p in source_files(Path("."))],
     output:
@@ -26,7 +27,7 @@ for _ns, _archive in ARCHIVES.items():
             f"replay_unpack_{_ns.replace('-', '_').replace('.', '_')}"
         input:
             archive=_archive.path,
-            code=module("archive"),
+            code=code_of("replay_unpack"),
         output:
             tables=expand("work/{ns}/replay/{table}.parquet", ns=_ns, table=_archive.tables()),
             history=list(history_files(_ns).values()),

@@ -4,7 +4,7 @@
 rule build_cuda:
     input:
         source="kernels/cuda/{op}/{variant}.cu",
-        code=module("build/cuda", "build/census"),
+        code=code_of("build_cuda"),
     output:
         cubin="work/build/{arch}/cuda/{op}/{variant}.cubin",
         ptx="work/build/{arch}/cuda/{op}/{variant}.ptx",
@@ -19,7 +19,7 @@ rule build_cuda:
 rule build_triton:
     input:
         sources=lambda w: triton_sources(w.op),
-        code=module("build/triton", "build/census"),
+        code=code_of("build_triton"),
     output:
         cubin="work/build/{arch}/triton/{op}.cubin",
         ptx="work/build/{arch}/triton/{op}.ptx",
@@ -33,7 +33,8 @@ rule build_triton:
 
 rule resources:
     input:
-        lambda w: [
+        code=code_of("collect_reports"),
+        reports=lambda w: [
             s["cubin"].replace(".cubin", ".json")
             for op in ns_of(w).ops
             for s in subjects_of(ns_of(w), op).values()
@@ -50,7 +51,8 @@ rule resources:
 
 rule census:
     input:
-        lambda w: expand("work/build/{arch}/triton/{op}.json", arch=ns_of(w).arch, op=ns_of(w).ops),
+        code=code_of("collect_reports"),
+        reports=lambda w: expand("work/build/{arch}/triton/{op}.json", arch=ns_of(w).arch, op=ns_of(w).ops),
     output:
         "work/{ns}/census.parquet",
     log:

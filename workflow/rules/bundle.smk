@@ -9,7 +9,7 @@ rule bundle:
         environment=lambda w: environment_file(w.ns),
         hashes=all_input_hashes,
         history=lambda w: list(history_files(w.ns).values()),
-        code=module("bundle", "evidence"),
+        code=code_of("bundle"),
     output:
         # update: Snakemake must not clear the bundle before the job, which swaps the new one in only once it is
         # complete and valid (bundle.py); a failed job leaves the previous bundle as it was

@@ -6,7 +6,7 @@
 rule capture:
     input:
         unpack(gpu_workload_inputs),
-        code=lambda w: capture_code(w.backend),
+        code=lambda w: code_of("capture", w.op),
     output:
         "work/{ns}/capture/{backend}/{op}.parquet",
     log:
@@ -29,7 +29,7 @@ rule capture:
 rule capture_counters:
     input:
         unpack(lambda w: gpu_workload_inputs(w, [w.impl])),
-        code=lambda w: capture_code(w.backend),
+        code=lambda w: code_of("capture", w.op),
     output:
         "work/{ns}/capture/{backend}/{op}/{impl}.parquet",
     log:
@@ -51,7 +51,8 @@ rule capture_counters:
 
 rule kernels:
     input:
-        lambda w: expand(
+        code=code_of("collect_reports"),
+        reports=lambda w: expand(
             "work/{ns}/capture/{backend}/{op}.parquet", ns=w.ns, backend=ns_of(w).capture_backends(), op=ns_of(w).ops
         ),
     output:
@@ -64,7 +65,8 @@ rule kernels:
 
 rule counters:
     input:
-        lambda w: expand(
+        code=code_of("collect_reports"),
+        reports=lambda w: expand(
             "work/{ns}/capture/ncu/{op}/{impl}.parquet", ns=w.ns, op=ns_of(w).ops, impl=ns_of(w).capture["ncu"]
         ),
     output:
@@ -78,7 +80,7 @@ rule counters:
 rule capture_summary:
     input:
         kernels=lambda w: evidence_table(w.ns, "kernels"),
-        code=module("capture/summary", "measurements"),
+        code=code_of("capture_summary"),
     output:
         "work/{ns}/capture_summary.parquet",
     log:

@@ -22,7 +22,7 @@ rule check_cpu:
 rule gpu_probe:
     input:
         cpu_stages,
-        code=module("gpu"),
+        code=code_of("gpu_probe"),
     output:
         "work/{ns}/gpu.json",
     log:
@@ -66,7 +66,8 @@ rule check_gpu:
 
 rule checks:
     input:
-        all_checks,
+        code=code_of("collect_reports"),
+        reports=all_checks,
     output:
         "work/{ns}/checks.parquet",
     log:

@@ -22,6 +22,7 @@ from fieldnote import names
 from fieldnote.archive import Archive, provenance, resolve_archived, source_files
 from fieldnote.bundle import stale_if_incomplete
 from fieldnote.config import Namespace, check_config, load_namespaces
+from fieldnote.deps import closure, for_op
 from fieldnote.errors import PipelineError
 from fieldnote.gpu import STOP_MESSAGE
 from fieldnote.io import remove_leftovers
@@ -60,9 +61,11 @@ wildcard_constraints:
     variant="[A-Za-z0-9_]+",
 
 
-def module(*names):
-    """Package modules a stage runs: editing one reruns that stage and what derives from it."""
-    return [f"src/fieldnote/{n}.py" for n in names]
+def code_of(script, op=None):
+    """The package modules a rule's script runs, from its imports (deps.py): editing one reruns the rule. A job for
+    one op depends on that op's module, not the others'."""
+    files = closure(f"workflow/scripts/{script}.py")
+    return for_op(files, op) if op else list(files)
 
 
 def log_of(rule, *wildcards):
@@ -203,10 +206,6 @@ def published_config(ns):
 # capture.smk
 
 
-def capture_code(backend):
-    return module("capture/__init__", "capture/run", "capture/_process", f"capture/{backend}", "timing")
-
-
 # check.smk
 
 
@@ -221,7 +220,7 @@ def subject_of(wildcards):
 def check_inputs(wildcards):
     ns, subject = ns_of(wildcards), subject_of(wildcards)
     files = input_files(ns, wildcards.op)
-    files["code"] = module("check", "implementations", "kernels", "launch", "triton_compat", f"ops/{wildcards.op}")
+    files["code"] = code_of("check", wildcards.op)
     files["kernel"] = (
         triton_sources(wildcards.op) if subject["implementation"] == "triton" else f"kernels/torch/{wildcards.op}.py"
     )
@@ -311,14 +310,6 @@ def sweep_inputs(wildcards):
     """A sweep of an op runs after the op passed its checks at the seed shape, on the same kernels."""
     files = gpu_workload_inputs(wildcards, ns_of(wildcards).implementations)
     files.pop("npz"), files.pop("hashes")
-    files["code"] = module(
-        "sweep",
-        "check",
-        "capture/__init__",
-        "capture/run",
-        "capture/_process",
-        *(f"capture/{b}" for b in ns_of(wildcards).capture_backends()[:1]),
-    )
     return files
 
 
@@ -326,8 +317,8 @@ def sweep_inputs(wildcards):
 
 
 def gpu_workload_inputs(wildcards, names=None):
-    """What a GPU measurement of an op depends on: its inputs, the passed check of every subject it measures,
-    their kernels and the code."""
+    """What a GPU measurement of an op depends on: its inputs, the passed check of every subject it measures and
+    their kernels (the rule adds its code)."""
     ns, op = ns_of(wildcards), wildcards.op
     subjects = subjects_of(ns, op, names)
     files = input_files(ns, op)
@@ -339,5 +330,4 @@ def gpu_workload_inputs(wildcards, names=None):
         for f in (triton_sources(op) if impl == "triton" else [f"kernels/torch/{op}.py"])
     ]
     files["cubins"] = [s["cubin"] for s in subjects.values() if s["cubin"]]
-    files["workload"] = module("workload", "implementations", "kernels", "launch", "inputs", f"ops/{op}")
     return files

@@ -6,7 +6,7 @@ rule figures:
         summary="work/{ns}/summary.parquet",
         progression=lambda w: history_inputs(w.ns).get("progression", []),
         sweep=lambda w: [evidence_table(w.ns, "sweep")] if ns_of(w).sweep else [],
-        code=module("figures"),
+        code=code_of("figures"),
     output:
         report(
             directory("work/{ns}/figures"),

@@ -3,7 +3,7 @@
 
 rule inputs:
     input:
-        module("inputs", "ops/base", "ops/{op}"),
+        lambda w: code_of("inputs", w.op),
     output:
         npz="work/inputs/{op}/{shape}-seed{seed}.npz",
         hashes="work/inputs/{op}/{shape}-seed{seed}.sha256.json",

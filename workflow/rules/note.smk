@@ -5,7 +5,7 @@ rule summary:
     input:
         capture_summary=lambda w: evidence_table(w.ns, "capture_summary"),
         spans=lambda w: evidence_table(w.ns, "spans"),
-        code=module("measurements"),
+        code=code_of("summary"),
     output:
         "work/{ns}/summary.parquet",
     log:
@@ -32,7 +32,7 @@ rule note:
         unpack(lambda w: {name: evidence_table(w.ns, name) for name in note_tables(w.ns)}),
         unpack(lambda w: history_inputs(w.ns)),
         environment=lambda w: environment_file(w.ns),
-        code=module("note", "history"),
+        code=code_of("note"),
     output:
         "work/{ns}/note.md",
     log:

@@ -5,7 +5,7 @@
 rule import_original:
     input:
         original=original_files,
-        code=module("original"),
+        code=code_of("import_original"),
     output:
         spans="work/{ns}/original/spans.parquet",
         checks="work/{ns}/original/checks.parquet",

@@ -5,6 +5,7 @@
 rule sweep_check:
     input:
         unpack(sweep_inputs),
+        code=lambda w: code_of("sweep_check", w.op),
     output:
         "work/{ns}/sweep/{op}/checks.parquet",
     log:
@@ -25,6 +26,7 @@ rule sweep_check:
 rule sweep_capture:
     input:
         unpack(sweep_inputs),
+        code=lambda w: code_of("sweep_capture", w.op),
         checks="work/{ns}/sweep/{op}/checks.parquet",
     output:
         "work/{ns}/sweep/{op}/kernels.parquet",
@@ -45,7 +47,8 @@ rule sweep_capture:
 
 rule sweep_collect:
     input:
-        lambda w: expand("work/{ns}/sweep/{op}/{table}.parquet", ns=w.ns, op=ns_of(w).sweep, table=w.table),
+        code=code_of("collect_reports"),
+        reports=lambda w: expand("work/{ns}/sweep/{op}/{table}.parquet", ns=w.ns, op=ns_of(w).sweep, table=w.table),
     output:
         "work/{ns}/sweep_{table}.parquet",
     log:
@@ -60,7 +63,7 @@ rule sweep:
     input:
         kernels=lambda w: evidence_table(w.ns, "sweep_kernels"),
         checks=lambda w: evidence_table(w.ns, "sweep_checks"),
-        code=module("sweep", "capture/summary"),
+        code=code_of("sweep_table"),
     output:
         "work/{ns}/sweep.parquet",
     log:

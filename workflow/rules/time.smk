@@ -5,7 +5,7 @@
 rule time:
     input:
         unpack(gpu_workload_inputs),
-        code=module("timing", "gpu"),
+        code=lambda w: code_of("time", w.op),
     output:
         spans="work/{ns}/time/{op}/spans.parquet",
         state="work/{ns}/time/{op}/gpu_state.parquet",
@@ -26,7 +26,8 @@ rule time:
 
 rule spans:
     input:
-        lambda w: expand("work/{ns}/time/{op}/{table}.parquet", ns=w.ns, op=ns_of(w).ops, table=w.table),
+        code=code_of("collect_reports"),
+        reports=lambda w: expand("work/{ns}/time/{op}/{table}.parquet", ns=w.ns, op=ns_of(w).ops, table=w.table),
     output:
         "work/{ns}/{table}.parquet",
     log:

@@ -10,7 +10,7 @@ from fieldnote.script import entry
 @entry
 def main(snakemake):
     frames = [pd.DataFrame([json.load(open(p))]) if p.endswith(".json") else pd.read_parquet(p)
-              for p in snakemake.input]
+              for p in snakemake.input.reports]
     table = pd.concat(frames, ignore_index=True)
     table.insert(0, "namespace", snakemake.wildcards.ns)
     write_table(snakemake.output[0], table)

@@ -1,0 +1,71 @@
+"""The package modules a job runs, from the imports of its script: editing any of them reruns the job.
+
+A static walk (ast) of the script and, transitively, of every fieldnote module it imports, at any depth of the
+code (imports inside functions count), so nothing a job can run is left out. One exception keeps a job for one op
+from rerunning when another op's module changes: the op registry (ops/__init__) imports every op module, and such
+a job reads only its own (`for_op`).
+"""
+from __future__ import annotations
+
+import ast
+from functools import cache
+from pathlib import Path
+
+from .paths import ROOT
+
+PACKAGE = ROOT / "src" / "fieldnote"
+
+
+def _module_file(name: str) -> Path | None:
+    """src/fieldnote/a/b.py or src/fieldnote/a/b/__init__.py for `fieldnote.a.b`."""
+    parts = name.split(".")
+    if parts[0] != "fieldnote":
+        return None
+    base = PACKAGE.joinpath(*parts[1:])
+    for path in (base.with_suffix(".py"), base / "__init__.py"):
+        if path.is_file():
+            return path
+    return None
+
+
+def _imports(path: Path) -> set[str]:
+    """Every fieldnote module `path` names in an import statement, absolute or relative, with its parents."""
+    package = None
+    if path.is_relative_to(PACKAGE):
+        package = ".".join(("fieldnote", *path.relative_to(PACKAGE).with_suffix("").parts))
+        if path.name == "__init__.py":
+            package = package.removesuffix(".__init__") + ".__init__"
+    found = set()
+    for node in ast.walk(ast.parse(path.read_text())):
+        if isinstance(node, ast.Import):
+            found |= {alias.name for alias in node.names}
+        elif isinstance(node, ast.ImportFrom):
+            base = node.module or ""
+            if node.level and package:
+                anchor = package.split(".")[: -node.level]
+                base = ".".join([*anchor, base] if base else anchor)
+            found.add(base)
+            found |= {f"{base}.{alias.name}" for alias in node.names}  # `from . import gpu` names a module
+    named = {n for n in found if n.startswith("fieldnote")}
+    return {".".join(n.split(".")[:i]) for n in named for i in range(1, len(n.split(".")) + 1)}
+
+
+@cache
+def closure(script: str) -> tuple[str, ...]:
+    """The package files (relative to the root) `script` imports, transitively."""
+    seen, todo = set(), [ROOT / script]
+    while todo:
+        path = todo.pop()
+        for name in _imports(path):
+            target = _module_file(name)
+            if target and target not in seen:
+                seen.add(target)
+                todo.append(target)
+    return tuple(sorted(str(p.relative_to(ROOT)) for p in seen))
+
+
+def for_op(files: tuple[str, ...], op: str) -> list[str]:
+    """A job for one op: every file but the other ops' modules."""
+    ops = PACKAGE.relative_to(ROOT) / "ops"
+    keep = {str(ops / "__init__.py"), str(ops / "base.py"), str(ops / f"{op}.py")}
+    return [f for f in files if not f.startswith(str(ops) + "/") or f in keep]

@@ -1,0 +1,37 @@
+"""Declared code dependencies: a rule's package modules follow from its script's imports, so editing any module a
+job runs reruns that job (the dry runs of the three holes that had stayed open are in test_staleness.py)."""
+import re
+
+from conftest import ROOT
+
+from fieldnote.deps import closure, for_op
+
+RULES = sorted((ROOT / "workflow" / "rules").glob("*.smk"))
+
+
+def test_the_closure_follows_imports_at_any_depth():
+    note = closure("workflow/scripts/note.py")
+    assert "src/fieldnote/note.py" in note and "src/fieldnote/history.py" in note
+    assert "src/fieldnote/ops/layernorm.py" in note  # the variants' design texts the note prints
+    sweep = closure("workflow/scripts/sweep_table.py")
+    assert "src/fieldnote/ops/matmul.py" in sweep  # work(): the bytes and FLOPs the sweep table divides by
+    assert "src/fieldnote/note.py" in closure("workflow/scripts/figures.py")  # the display names
+
+
+def test_a_job_for_one_op_depends_on_that_op_s_module_only():
+    files = for_op(closure("workflow/scripts/check.py"), "gelu")
+    ops = {f for f in files if "/ops/" in f}
+    assert ops == {"src/fieldnote/ops/__init__.py", "src/fieldnote/ops/base.py", "src/fieldnote/ops/gelu.py"}
+
+
+def test_every_rule_that_runs_a_script_declares_its_code():
+    """Every script rule but the refusals (which run no package code worth a rerun) takes code_of(its script)."""
+    for path in RULES:
+        for block in re.split(r"(?=^(?:use )?rule )", path.read_text(), flags=re.M):
+            script = re.search(r'script:\n\s+"\.\./scripts/(\w+)\.py"', block)
+            if not script or script[1] == "refuse":
+                continue
+            named = re.search(r'code_of\("(\w+)"', block)
+            if named is None and re.search(r"unpack\((check_inputs)\)", block):
+                continue  # check_inputs adds code_of("check", op)
+            assert named and named[1] == script[1], f"{path.name}: {block.splitlines()[0]}"
