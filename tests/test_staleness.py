@@ -58,9 +58,16 @@ def test_editing_the_plotting_code_reruns_only_figures_and_bundle(rendered):
     assert planned(rendered) == {"figures": ["ns=original-mage-006"], "bundle": ["ns=original-mage-006"]}
 
 
-def test_editing_the_note_code_reruns_note_figures_and_bundle(rendered):
-    """note.py holds the display names the figures draw too: an edit there reruns the figures (it did not)."""
+def test_editing_the_note_code_reruns_only_note_and_bundle(rendered):
     edit(rendered / "src" / "fieldnote" / "note.py")
+    assert planned(rendered) == {"note": ["ns=original-mage-006"], "bundle": ["ns=original-mage-006"]}
+
+
+def test_editing_a_display_name_reruns_the_note_and_the_figures(rendered):
+    """The display names have one home, vocabulary.py, which the note and the figures both import (an edit of
+    them in note.py used to leave the figures as they were)."""
+    path = rendered / "src" / "fieldnote" / "vocabulary.py"
+    path.write_text(path.read_text().replace('"Triton", "#DD8452"', '"Triton (OpenAI)", "#DD8452"'))
     assert planned(rendered) == {"note": ["ns=original-mage-006"], "figures": ["ns=original-mage-006"],
                                  "bundle": ["ns=original-mage-006"]}
 

@@ -10,9 +10,7 @@ matplotlib.rcParams["svg.hashsalt"] = "fieldnote"  # stable SVG ids: a replay re
 import matplotlib.pyplot as plt  # noqa: E402
 import pandas as pd  # noqa: E402
 
-from .note import IMPLEMENTATIONS, OPS, hand_written  # noqa: E402
-
-COLORS = {"torch": "#4C72B0", "triton": "#DD8452", "cuda": "#55A868", "rust": "#C44E52", "compiled": "#8172B3"}
+from .vocabulary import COLORS, IMPLEMENTATIONS, OPS, hand_written  # noqa: E402
 
 
 def _ops(summary: pd.DataFrame) -> list[str]:

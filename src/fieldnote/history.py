@@ -4,7 +4,7 @@ from __future__ import annotations
 
 import pandas as pd
 
-from .note import HAND_WRITTEN, OPS, us
+from .vocabulary import HAND_WRITTEN, OPS, us
 
 
 def hand_written_times(summary: pd.DataFrame) -> pd.Series:

@@ -4,25 +4,11 @@ from __future__ import annotations
 
 import pandas as pd
 
-OPS = {"matmul": "Matrix multiplication", "gelu": "Bias + GELU", "layernorm": "LayerNorm",
-       "triangle": "Triangle contraction", "neighbor": "Neighbor aggregation"}
-IMPLEMENTATIONS = {"torch": "PyTorch", "triton": "Triton", "compiled": "torch.compile", "cuda": "CUDA C++",
-                   "rust": "Rust"}
-HAND_WRITTEN = ("cuda", "rust")
-
-
-def us(value) -> str:
-    """Every time in the note: microseconds with two decimals."""
-    return "" if pd.isna(value) else f"{value:.2f}"
+from .vocabulary import HAND_WRITTEN, IMPLEMENTATIONS, OPS, hand_written, us
 
 
 def ordered(frame: pd.DataFrame) -> pd.DataFrame:
     return frame.assign(_o=frame["op"].map(list(OPS).index)).sort_values("_o").drop(columns="_o")
-
-
-def hand_written(summary: pd.DataFrame) -> str:
-    impl = [i for i in HAND_WRITTEN if i in set(summary["implementation"])]
-    return impl[0] if impl else None
 
 
 def kernel_and_span(summary: pd.DataFrame) -> pd.DataFrame:

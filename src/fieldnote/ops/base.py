@@ -70,6 +70,7 @@ class EdgeCase:
 @dataclass(frozen=True)
 class Op:
     name: str
+    title: str  # as the note and the figures name it
     dims: tuple[str, ...]
     make_inputs: Callable[[np.random.Generator, Shape], Inputs]
     output_shape: Callable[[Shape], tuple[int, ...]]

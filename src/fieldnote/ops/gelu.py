@@ -44,6 +44,7 @@ def work(s):
 
 OP = Op(
     name="gelu",
+    title="Bias + GELU",
     dims=("rows", "cols"),
     make_inputs=make_inputs,
     output_shape=lambda s: (s["rows"], s["cols"]),

@@ -98,6 +98,7 @@ def work(s):
 
 OP = Op(
     name="layernorm",
+    title="LayerNorm",
     dims=("rows", "cols"),
     make_inputs=make_inputs,
     output_shape=lambda s: (s["rows"], s["cols"]),

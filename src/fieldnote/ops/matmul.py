@@ -46,6 +46,7 @@ def work(s):
 
 OP = Op(
     name="matmul",
+    title="Matrix multiplication",
     dims=("m", "n", "k"),
     make_inputs=make_inputs,
     output_shape=lambda s: (s["m"], s["n"]),

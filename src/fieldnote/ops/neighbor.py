@@ -44,6 +44,7 @@ def work(s):
 
 OP = Op(
     name="neighbor",
+    title="Neighbor aggregation",
     dims=("nodes", "features", "edges"),
     make_inputs=make_inputs,
     output_shape=lambda s: (s["nodes"], s["features"]),

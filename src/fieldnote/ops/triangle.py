@@ -49,6 +49,7 @@ def work(s):
 
 OP = Op(
     name="triangle",
+    title="Triangle contraction",
     dims=("n", "channels"),
     make_inputs=make_inputs,
     output_shape=lambda s: (s["n"], s["n"], s["channels"]),

@@ -1,0 +1,41 @@
+"""The display vocabulary the note, the figures and the history views share, in one home: the ops' titles (from
+the op registry), the implementations (title, colour, hand-written or peer) and how a time is written."""
+from __future__ import annotations
+
+from dataclasses import dataclass
+
+import pandas as pd
+
+from .ops import OPS as _SPECS
+
+
+@dataclass(frozen=True)
+class Implementation:
+    name: str
+    title: str
+    colour: str  # in every figure
+    hand_written: bool  # the kernels the note is about; the others are the peers they are held against
+
+
+IMPLEMENTATION_REGISTRY = {i.name: i for i in (
+    Implementation("torch", "PyTorch", "#4C72B0", False),
+    Implementation("triton", "Triton", "#DD8452", False),
+    Implementation("compiled", "torch.compile", "#8172B3", False),
+    Implementation("cuda", "CUDA C++", "#55A868", True),
+    Implementation("rust", "Rust", "#C44E52", True),  # the original project's cuda-oxide kernels, imported
+)}
+OPS = {name: op.title for name, op in _SPECS.items()}
+IMPLEMENTATIONS = {name: i.title for name, i in IMPLEMENTATION_REGISTRY.items()}
+COLORS = {name: i.colour for name, i in IMPLEMENTATION_REGISTRY.items()}
+HAND_WRITTEN = tuple(name for name, i in IMPLEMENTATION_REGISTRY.items() if i.hand_written)
+
+
+def us(value) -> str:
+    """Every time in the note: microseconds with two decimals."""
+    return "" if pd.isna(value) else f"{value:.2f}"
+
+
+def hand_written(summary: pd.DataFrame) -> str | None:
+    """The hand-written implementation a summary holds (cuda, or the original's rust)."""
+    impl = [i for i in HAND_WRITTEN if i in set(summary["implementation"])]
+    return impl[0] if impl else None
