@@ -23,7 +23,7 @@ from pathlib import Path
 
 from . import names
 from .bundle import bundle_files
-from .config import validate_resolved
+from .config import READ_WHEN_ARCHIVED, Namespace, differs, validate_resolved
 from .errors import PipelineError
 from .evidence import parse_manifest
 from .io import write_bytes, write_json
@@ -230,8 +230,6 @@ class Archive:
 def _replayed(archive: Archive, declared, pinned: bool):
     """The namespace an archive recorded, read back, with the targets of its namespace file where there is one
     (the reading of the evidence, not the measurement)."""
-    from .config import Namespace
-
     resolved = archive.resolved()
     if declared is not None:
         resolved["targets"] = declared.targets
@@ -249,8 +247,6 @@ def _pinned(ns) -> Archive:
     if archive.namespace != ns.name:
         raise PipelineError(f"{ns.file}: key 'archived': {ns.archived} records namespace {archive.namespace!r}, "
                             f"not {ns.name!r}")
-    from .config import READ_WHEN_ARCHIVED, differs
-
     stated = {k: v for k, v in (ns.stated or {}).items() if k not in READ_WHEN_ARCHIVED}
     found = differs(stated, {k: v for k, v in archive.resolved().items() if k in stated})
     if found:

@@ -119,6 +119,12 @@ class _UniqueKeyLoader(yaml.SafeLoader):
         return super().construct_mapping(node, deep)
 
 
+def _require_finite(data, where: str) -> None:
+    key = _nonfinite(data)
+    if key:
+        raise PipelineError(f"{where}: key '{key}': not a finite number")
+
+
 def _nonfinite(data, where: str = "") -> str | None:
     """The key of the first NaN or infinity in `data`: a tolerance or target of .nan compares false and passes."""
     if isinstance(data, float) and not math.isfinite(data):
@@ -145,9 +151,7 @@ def _read_yaml(path: Path) -> dict:
         raise PipelineError(f"{path}: not valid YAML ({e.problem}{where})") from None
     except yaml.YAMLError as e:
         raise PipelineError(f"{path}: not valid YAML ({' '.join(str(e).split())})") from None
-    key = _nonfinite(data)
-    if key:
-        raise PipelineError(f"{path}: key '{key}': not a finite number")
+    _require_finite(data, str(path))
     return {} if data is None else data
 
 
@@ -185,9 +189,7 @@ def check_config(config: dict, path: Path) -> None:
     """The run's configuration as Snakemake merged it (config.yaml, then --config): the file is read again here,
     strictly (duplicate keys, non-finite numbers), and the merge validated."""
     load_defaults(path)
-    key = _nonfinite(config)
-    if key:
-        raise PipelineError(f"--config: key '{key}': not a finite number")
+    _require_finite(config, "--config")
     validate(config, "config.schema.yaml", path)
 
 
@@ -291,9 +293,7 @@ def validate_resolved(data, where: str) -> dict:
     pipeline adds when it resolves one: the name and file, and an import's implementations), then as one."""
     if not isinstance(data, dict):
         raise PipelineError(f"{where}: not a mapping of keys")
-    key = _nonfinite(data)
-    if key:
-        raise PipelineError(f"{where}: key '{key}': not a finite number")
+    _require_finite(data, where)
     known = {f.name for f in fields(Namespace)} - set(PROVENANCE)
     extra = sorted(set(data) - known)
     if extra:
