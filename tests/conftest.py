@@ -25,6 +25,9 @@ def has_gpu() -> bool:
 
 
 def pytest_collection_modifyitems(config, items):
+    for item in items:  # the hostile-input cases that run Snakemake on a copy of the checkout run with the slow suite
+        if "checkout" in getattr(item, "fixturenames", ()):
+            item.add_marker(pytest.mark.slow)
     if has_gpu():
         return
     skip = pytest.mark.skip(reason="needs an NVIDIA GPU")
