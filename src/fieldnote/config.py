@@ -6,6 +6,7 @@ file and the key, raised before any job runs.
 from __future__ import annotations
 
 import copy
+import json
 import math
 from dataclasses import asdict, dataclass, fields
 from pathlib import Path
@@ -94,15 +95,41 @@ class Namespace:
 PROVENANCE = ("archived", "archived_sha256", "replay", "replay_sha256", "replay_pinned", "stated")  # not the config
 
 
-def _schema(name: str) -> dict:
-    return yaml.safe_load((SCHEMAS / name).read_text())
+def _shape_schema(op) -> dict:
+    dims = {d: {"$ref": "#/$defs/dim0" if d in op.may_be_zero else "#/$defs/dim"} for d in op.dims}
+    return {"type": "object", "additionalProperties": False, "required": list(op.dims), "properties": dims}
+
+
+def _per_op(node):
+    """The schemas name no op: `x-per-op: TEMPLATE` becomes one property per op of the registry (`{op}` in the
+    template replaced by its name; `shape` its dims), and `x-op-name` the registry's op names."""
+    if isinstance(node, dict):
+        template = node.pop("x-per-op", None)
+        if template is not None:
+            node["properties"] = {op: _shape_schema(spec) if template == "shape"
+                                  else json.loads(json.dumps(template).replace("{op}", op))
+                                  for op, spec in OPS.items()}
+        if node.pop("x-op-name", False):
+            node["enum"] = list(OPS)
+        for value in node.values():
+            _per_op(value)
+    elif isinstance(node, list):
+        for value in node:
+            _per_op(value)
+    return node
+
+
+def schema(name: str) -> dict:
+    """A schema of config/schemas/, its per-op parts filled in from the op registry."""
+    return _per_op(yaml.safe_load((SCHEMAS / name).read_text()))
+
 
 
 def _validator(name: str) -> jsonschema.Validator:
     registry = Registry().with_resources(
-        (n, Resource.from_contents(_schema(n))) for n in ("config.schema.yaml", "namespace.schema.yaml"))
-    schema = _schema(name)
-    return jsonschema.validators.validator_for(schema)(schema, registry=registry)
+        (n, Resource.from_contents(schema(n))) for n in ("config.schema.yaml", "namespace.schema.yaml"))
+    contents = schema(name)
+    return jsonschema.validators.validator_for(contents)(contents, registry=registry)
 
 
 class _UniqueKeyLoader(yaml.SafeLoader):
@@ -234,8 +261,16 @@ def resolve(name: str, path: Path, defaults: dict) -> Namespace:
         data = {"implementations": ["torch", "triton", "rust"], "variants": {}, **data}
     data = {"implementations": [], "variants": {}, **data}  # an archived namespace may say no more than `archived`
     variants = data["variants"]
-    if "cuda" in data["implementations"]:
-        for op in OPS:
+    # the ops it measures: those it lists, else all the registry's; an archived one's are those its archive
+    # measured (an op added since is not among them)
+    cuda = "cuda" in data["implementations"]
+    selected = [op for op in OPS if op in data.get("ops", variants if cuda and "archived" in data else OPS)]
+    for op in selected:
+        if op not in shapes:
+            raise PipelineError(f"{path}: key 'shapes.{op}' is missing (and config/config.yaml has no default shape "
+                                f"for {op})")
+    if cuda:
+        for op in selected:
             if op not in variants:
                 raise PipelineError(f"{path}: key 'variants.{op}' is missing (implementation cuda needs a variant)")
     for op, variant in variants.items():
@@ -246,12 +281,12 @@ def resolve(name: str, path: Path, defaults: dict) -> Namespace:
     _check_attempts(attempts, data["implementations"], path)
     if "roof_fraction" in data.get("targets", {}) and "sweep" not in data:
         raise PipelineError(f"{path}: key 'targets.roof_fraction': needs a sweep (key 'sweep') to be judged on")
-    _check_sizes({op: shapes[op] for op in OPS}, data.get("sweep"), path)
+    _check_sizes({op: shapes[op] for op in selected}, data.get("sweep"), path)
     archived = data.get("archived", {})
     return Namespace(
         name=name, file=str(path), description=data.get("description", "").strip(),
         implementations=tuple(data["implementations"]), variants=dict(variants),
-        shapes={op: shapes[op] for op in OPS}, seed=data.get("seed", defaults["seed"]),
+        shapes={op: shapes[op] for op in selected}, seed=data.get("seed", defaults["seed"]),
         arch=data.get("arch", defaults["arch"]),
         tolerance={**defaults["tolerance"], **data.get("tolerance", {})},
         timing={**defaults["timing"], **data.get("timing", {})},

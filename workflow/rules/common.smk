@@ -150,8 +150,19 @@ def environment_file(ns):
     return f"work/{ns}/original/environment.json" if NAMESPACES[ns].imported else f"work/{ns}/gpu.json"
 
 
+def built_tables(ns):
+    """The build's tables a namespace has: resources where it runs hand-written kernels, the census where Triton."""
+    n = NAMESPACES[ns]
+    if n.imported:
+        return ()
+    if n.replay:
+        return tuple(t for t in ("resources", "census") if t in ARCHIVES[ns].tables())
+    cuda = any(s["variant"] for op in n.ops for s in n.subjects(op).values())
+    return (("resources",) if cuda else ()) + (("census",) if "triton" in n.implementations else ())
+
+
 def bundle_tables(ns):
-    measured = ("checks", "resources", "census", "spans", "gpu_state", "kernels", "capture_summary", "summary")
+    measured = ("checks", *built_tables(ns), "spans", "gpu_state", "kernels", "capture_summary", "summary")
     imported = (*IMPORTED_TABLES, "capture_summary", "summary")
     if NAMESPACES[ns].replay:
         names = ARCHIVES[ns].tables()
@@ -235,7 +246,7 @@ def cpu_stages(wildcards):
     cpu = [i for i in ns.implementations if i in CPU_IMPLEMENTATIONS]
     return (
         [input_files(ns, op)["hashes"] for op in ns.ops]
-        + expand("work/{ns}/{table}.parquet", ns=ns.name, table=("resources", "census"))
+        + expand("work/{ns}/{table}.parquet", ns=ns.name, table=built_tables(ns.name))
         + expand("work/{ns}/check/cpu/{op}/{impl}.parquet", ns=ns.name, op=ns.ops, impl=cpu)
     )
 
@@ -254,12 +265,11 @@ def all_checks(wildcards):
 def note_tables(ns):
     """The tables the note draws on: the build's resources, census and counters only where the namespace has them."""
     n = NAMESPACES[ns]
-    built = not n.imported and (not n.replay or "census" in ARCHIVES[ns].tables())
     # the counters beside the standing against the roofline, in the namespaces that sweep against it
     counted = n.sweep and ("counters" in ARCHIVES[ns].tables() if n.replay else bool(n.capture["ncu"]))
     return (
         ("summary", "spans", "kernels", "checks", "capture_summary")
-        + (("resources", "census") if built else ())
+        + built_tables(ns)
         + (("attempts",) if n.attempts else ())
         + (("sweep",) if n.sweep else ())
         + (("counters",) if counted else ())

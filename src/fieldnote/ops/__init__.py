@@ -1,8 +1,14 @@
-"""The five operations, by name. Each module is the one place for an op's shapes, inputs and kernel variants."""
-from . import gelu, layernorm, matmul, neighbor, triangle
+"""The operations, by name, found as the modules of this package: each module (ops/<op>.py, defining OP) is the one
+place for an op's title, shapes, inputs and kernel variants. A new op is its module, its kernels and a default
+shape in config/config.yaml; the schemas, the wildcards and the note take it from here."""
+import importlib
+import pkgutil
+
 from .base import CudaVariant, EdgeCase, LaunchContract, Op, Shape
 
-OPS: dict[str, Op] = {m.OP.name: m.OP for m in (matmul, gelu, layernorm, triangle, neighbor)}
+_MODULES = [importlib.import_module(f"{__name__}.{m.name}") for m in pkgutil.iter_modules(__path__)
+            if m.name != "base"]
+OPS: dict[str, Op] = {m.OP.name: m.OP for m in sorted(_MODULES, key=lambda m: (m.OP.order, m.OP.name))}
 IMPLEMENTATIONS = ("torch", "triton", "compiled", "cuda")
 
 __all__ = ["OPS", "IMPLEMENTATIONS", "Op", "CudaVariant", "EdgeCase", "LaunchContract", "Shape"]

@@ -71,6 +71,7 @@ class EdgeCase:
 class Op:
     name: str
     title: str  # as the note and the figures name it
+    order: int  # where the note's tables and the figures place it among the ops
     dims: tuple[str, ...]
     make_inputs: Callable[[np.random.Generator, Shape], Inputs]
     output_shape: Callable[[Shape], tuple[int, ...]]
@@ -82,6 +83,7 @@ class Op:
     # The least work any implementation must do at a shape: (bytes to and from memory, each input read once and
     # the output written once; floating-point operations). The sweep's roofline is drawn from it.
     work: Callable[[Shape], tuple[int, int]] | None = None
+    may_be_zero: tuple[str, ...] = ()  # dims a shape may set to 0 (a graph with no edges)
 
     def label(self, shape: Shape) -> str:
         """The shape as the note writes it: 1024x1024x1024, 4096x768, ..."""

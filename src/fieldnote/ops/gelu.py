@@ -45,6 +45,7 @@ def work(s):
 OP = Op(
     name="gelu",
     title="Bias + GELU",
+    order=2,
     dims=("rows", "cols"),
     make_inputs=make_inputs,
     output_shape=lambda s: (s["rows"], s["cols"]),

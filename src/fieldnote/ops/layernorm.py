@@ -99,6 +99,7 @@ def work(s):
 OP = Op(
     name="layernorm",
     title="LayerNorm",
+    order=3,
     dims=("rows", "cols"),
     make_inputs=make_inputs,
     output_shape=lambda s: (s["rows"], s["cols"]),

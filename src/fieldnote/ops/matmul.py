@@ -47,6 +47,7 @@ def work(s):
 OP = Op(
     name="matmul",
     title="Matrix multiplication",
+    order=1,
     dims=("m", "n", "k"),
     make_inputs=make_inputs,
     output_shape=lambda s: (s["m"], s["n"]),

@@ -45,6 +45,7 @@ def work(s):
 OP = Op(
     name="neighbor",
     title="Neighbor aggregation",
+    order=5,
     dims=("nodes", "features", "edges"),
     make_inputs=make_inputs,
     output_shape=lambda s: (s["nodes"], s["features"]),
@@ -59,4 +60,5 @@ OP = Op(
         CudaVariant("neighbor_csr_row_feature", "neighbor", CSR_ROW_FEATURE, "one thread per (row, feature)"),
     ]},
     work=work,
+    may_be_zero=("edges",),
 )

@@ -50,6 +50,7 @@ def work(s):
 OP = Op(
     name="triangle",
     title="Triangle contraction",
+    order=4,
     dims=("n", "channels"),
     make_inputs=make_inputs,
     output_shape=lambda s: (s["n"], s["n"], s["channels"]),
