@@ -1,7 +1,8 @@
 """The package modules a job runs, from the imports of its script: editing any of them reruns the job.
 
 A static walk (ast) of the script and, transitively, of every fieldnote module it imports, at any depth of the
-code (imports inside functions count), so nothing a job can run is left out. One exception keeps a job for one op
+code (imports inside functions count), so nothing a job can run is left out; a package that finds its modules
+(pkgutil, the op registry) imports all of them. One exception keeps a job for one op
 from rerunning when another op's module changes: the op registry (ops/__init__) imports every op module, and such
 a job reads only its own (`for_op`).
 """
@@ -46,6 +47,8 @@ def _imports(path: Path) -> set[str]:
                 base = ".".join([*anchor, base] if base else anchor)
             found.add(base)
             found |= {f"{base}.{alias.name}" for alias in node.names}  # `from . import gpu` names a module
+    if path.name == "__init__.py" and "pkgutil.iter_modules" in path.read_text():  # a registry of its modules
+        found |= {f"{package.removesuffix('.__init__')}.{p.stem}" for p in path.parent.glob("*.py")}
     named = {n for n in found if n.startswith("fieldnote")}
     return {".".join(n.split(".")[:i]) for n in named for i in range(1, len(n.split(".")) + 1)}
 
