@@ -181,7 +181,10 @@ class Archive:
             self.namespace, self._tables, self._resolved = known["namespace"], known["tables"], known["resolved"]
         except (OSError, ValueError, KeyError):
             self.verify()
-            write_json(record, {"namespace": self.namespace, "tables": self._tables, "resolved": self._resolved})
+            try:  # the cache only saves time: a read-only work/ costs a full verification at every start
+                write_json(record, {"namespace": self.namespace, "tables": self._tables, "resolved": self._resolved})
+            except OSError:
+                pass
 
     @property
     def files(self) -> dict[str, bytes]:

@@ -102,5 +102,10 @@ def stale_if_incomplete(folder: Path) -> None:
     rebuilds it instead of taking it as up to date; nothing in it is removed."""
     if folder.is_dir() and not is_complete(folder):
         for path in (folder / ".snakemake_timestamp", folder):
-            if path.exists():
+            try:
                 os.utime(path, (0, 0))
+            except FileNotFoundError:
+                pass
+            except OSError as e:
+                raise PipelineError(f"{folder}: not a complete bundle, and it cannot be marked for rebuilding "
+                                    f"({e.strerror or e})") from None

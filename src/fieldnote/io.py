@@ -9,6 +9,7 @@ import re
 import secrets
 import shutil
 import socket
+import sys
 import tempfile
 from contextlib import contextmanager
 from pathlib import Path
@@ -83,12 +84,17 @@ def remove_leftovers(*folders: Path) -> list[Path]:
                     continue
                 path = Path(root) / name
                 original = path.with_name(match["name"])
-                if match["kind"] == "old" and not original.exists():
-                    os.replace(path, original)
-                elif path.is_dir() and not path.is_symlink():
-                    shutil.rmtree(path, ignore_errors=True)
-                else:
-                    path.unlink(missing_ok=True)
+                try:
+                    if match["kind"] == "old" and not original.exists():
+                        os.replace(path, original)
+                    elif path.is_dir() and not path.is_symlink():
+                        shutil.rmtree(path)
+                    else:
+                        path.unlink(missing_ok=True)
+                except OSError as e:  # not ours to remove after all: say so, and go on
+                    print(f"fieldnote: warning: {path} left by a killed job could not be removed ({e})",
+                          file=sys.stderr)
+                    continue
                 done.append(path)
                 if name in dirs:
                     dirs.remove(name)

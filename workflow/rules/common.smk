@@ -35,12 +35,12 @@ try:
     # `--config replay=PATH` names) become the namespace the archive recorded, verified before any job runs. An
     # archived namespace whose archive cannot be used is BROKEN: asking for it fails, and only it.
     ARCHIVES, BROKEN = resolve_archived(NAMESPACES, config.get("replay"))
+    for _ns in [*NAMESPACES, *BROKEN]:
+        stale_if_incomplete(Path("results") / _ns)  # an empty or damaged bundle is never taken as up to date
 except PipelineError as error:
     sys.exit(f"fieldnote: {error}")
 for _ns, _why in BROKEN.items():
     print(f"fieldnote: warning: results/{_ns} cannot be rebuilt: {_why}", file=sys.stderr)
-for _ns in [*NAMESPACES, *BROKEN]:
-    stale_if_incomplete(Path("results") / _ns)  # an empty or damaged bundle is never taken as up to date
 
 GPU_SLOTS = 4  # the `gpu` resource of profiles/default: a measurement takes all of it, a check one slot
 # The order of GPU jobs. Snakemake starts the set of ready jobs with the largest summed priority, so a job that takes
