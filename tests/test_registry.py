@@ -64,3 +64,17 @@ def test_the_schemas_take_the_new_op_from_the_registry(with_toy):
     plan = snakemake(with_toy, "-n", "--cores", "1", "results/toy-run")
     assert plan.returncode != 0 and "key 'ops.0': 'toys' is not one of ['matmul', 'gelu', 'layernorm', " \
         "'triangle', 'neighbor', 'toy']" in plan.stderr
+
+
+def test_the_implementations_a_namespace_may_list_come_from_the_implementation_registry(tmp_path):
+    from conftest import ROOT
+
+    from fieldnote.config import load_defaults, resolve
+    from fieldnote.errors import PipelineError
+    from fieldnote.vocabulary import CHECKED_ON_CPU, MEASURED
+
+    assert MEASURED == ("torch", "triton", "compiled", "cuda") and CHECKED_ON_CPU == ("torch", "triton")
+    path = tmp_path / "imported-only.yaml"
+    path.write_text(yaml.safe_dump({"implementations": ["rust"], "variants": {}}))
+    with pytest.raises(PipelineError, match=r"'rust' is not one of \['torch', 'triton', 'compiled', 'cuda'\]"):
+        resolve("imported-only", path, load_defaults(ROOT / "config" / "config.yaml"))

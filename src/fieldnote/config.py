@@ -19,6 +19,7 @@ from . import names
 from .errors import PipelineError
 from .ops import OPS
 from .paths import SCHEMAS
+from .vocabulary import MEASURED
 
 # The most bytes one op's inputs and output may take at any of a namespace's shapes: the inputs are drawn in host
 # memory and the GPU holds them with the output (the H200 has 141 GB); a shape beyond this is a typing slip.
@@ -101,8 +102,9 @@ def _shape_schema(op) -> dict:
 
 
 def _per_op(node):
-    """The schemas name no op: `x-per-op: TEMPLATE` becomes one property per op of the registry (`{op}` in the
-    template replaced by its name; `shape` its dims), and `x-op-name` the registry's op names."""
+    """The schemas name no op nor implementation: `x-per-op: TEMPLATE` becomes one property per op of the registry
+    (`{op}` in the template replaced by its name; `shape` its dims), `x-op-name` the registry's op names and
+    `x-implementation-name` the implementations the pipeline measures."""
     if isinstance(node, dict):
         template = node.pop("x-per-op", None)
         if template is not None:
@@ -111,6 +113,8 @@ def _per_op(node):
                                   for op, spec in OPS.items()}
         if node.pop("x-op-name", False):
             node["enum"] = list(OPS)
+        if node.pop("x-implementation-name", False):
+            node["enum"] = list(MEASURED)
         for value in node.values():
             _per_op(value)
     elif isinstance(node, list):

@@ -1,5 +1,6 @@
-"""The display vocabulary the note, the figures and the history views share, in one home: the ops' titles (from
-the op registry), the implementations (title, colour, hand-written or peer) and how a time is written."""
+"""The vocabulary the workflow, the note, the figures and the history views share, in one home: the ops' titles
+(from the op registry), the implementation registry (title, colour, hand-written or peer, measured here or only
+imported, checked on the CPU too) and how a time is written."""
 from __future__ import annotations
 
 from dataclasses import dataclass
@@ -15,19 +16,23 @@ class Implementation:
     title: str
     colour: str  # in every figure
     hand_written: bool  # the kernels the note is about; the others are the peers they are held against
+    measured: bool = True  # built and run by this pipeline (a namespace may list it), not only imported
+    checked_on_cpu: bool = False  # also checked without a GPU (torch itself, Triton in its interpreter)
 
 
 IMPLEMENTATION_REGISTRY = {i.name: i for i in (
-    Implementation("torch", "PyTorch", "#4C72B0", False),
-    Implementation("triton", "Triton", "#DD8452", False),
+    Implementation("torch", "PyTorch", "#4C72B0", False, checked_on_cpu=True),
+    Implementation("triton", "Triton", "#DD8452", False, checked_on_cpu=True),
     Implementation("compiled", "torch.compile", "#8172B3", False),
     Implementation("cuda", "CUDA C++", "#55A868", True),
-    Implementation("rust", "Rust", "#C44E52", True),  # the original project's cuda-oxide kernels, imported
+    Implementation("rust", "Rust", "#C44E52", True, measured=False),  # the original's cuda-oxide kernels, imported
 )}
 OPS = {name: op.title for name, op in _SPECS.items()}
 IMPLEMENTATIONS = {name: i.title for name, i in IMPLEMENTATION_REGISTRY.items()}
 COLORS = {name: i.colour for name, i in IMPLEMENTATION_REGISTRY.items()}
 HAND_WRITTEN = tuple(name for name, i in IMPLEMENTATION_REGISTRY.items() if i.hand_written)
+MEASURED = tuple(name for name, i in IMPLEMENTATION_REGISTRY.items() if i.measured)
+CHECKED_ON_CPU = tuple(name for name, i in IMPLEMENTATION_REGISTRY.items() if i.checked_on_cpu)
 
 
 def us(value) -> str:

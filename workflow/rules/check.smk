@@ -9,7 +9,7 @@ rule check_cpu:
     log:
         log_of("check_cpu", "ns", "op", "impl"),
     wildcard_constraints:
-        impl="torch|triton",
+        impl="|".join(CHECKED_ON_CPU),
     priority: 10
     params:
         op=lambda w: ns_of(w).op_params(w.op),

@@ -27,6 +27,7 @@ from fieldnote.errors import PipelineError
 from fieldnote.gpu import STOP_MESSAGE
 from fieldnote.io import remove_leftovers
 from fieldnote.ops import OPS
+from fieldnote.vocabulary import CHECKED_ON_CPU, MEASURED
 
 try:
     check_config(config, Path("config/config.yaml"))
@@ -49,14 +50,13 @@ GPU_SLOTS = 4  # the `gpu` resource of profiles/default: a measurement takes all
 # check ends, the next compiled check would wait for it, and the long sweep checks would run one at a time. The
 # sweep checks take PRIORITY_SWEEP_CHECK and up, one more for each op ahead of them (sweep.smk).
 PRIORITY_COMPILED_CHECK, PRIORITY_CHECK, PRIORITY_SWEEP_CHECK = 50, 10, 1
-CPU_IMPLEMENTATIONS = ("torch", "triton")  # cuda needs the GPU; compiled emits C++ on a CPU, not its GPU code
 
 
 wildcard_constraints:
     # the namespaces there are (rule unknown_namespace answers any other name), none whose archive is broken
     ns="|".join(map(re.escape, NAMESPACES)) or "(?!)",
     op="|".join(OPS),
-    impl="torch|triton|compiled|cuda",
+    impl="|".join(MEASURED),
     arch="sm_[0-9]+a?",
     variant="[A-Za-z0-9_]+",
 
@@ -243,7 +243,7 @@ def check_inputs(wildcards):
 def cpu_stages(wildcards):
     """Everything a namespace needs no GPU for: run first, so a machine without one still gets all of it."""
     ns = ns_of(wildcards)
-    cpu = [i for i in ns.implementations if i in CPU_IMPLEMENTATIONS]
+    cpu = [i for i in ns.implementations if i in CHECKED_ON_CPU]
     return (
         [input_files(ns, op)["hashes"] for op in ns.ops]
         + expand("work/{ns}/{table}.parquet", ns=ns.name, table=built_tables(ns.name))
@@ -253,7 +253,7 @@ def cpu_stages(wildcards):
 
 def all_checks(wildcards):
     ns = ns_of(wildcards)
-    cpu = [i for i in ns.implementations if i in CPU_IMPLEMENTATIONS]
+    cpu = [i for i in ns.implementations if i in CHECKED_ON_CPU]
     return expand("work/{ns}/check/cpu/{op}/{impl}.parquet", ns=ns.name, op=ns.ops, impl=cpu) + [
         f"work/{ns.name}/check/gpu/{op}/{name}.parquet" for op in ns.ops for name in ns.subjects(op)
     ]

@@ -9,6 +9,5 @@ from .base import CudaVariant, EdgeCase, LaunchContract, Op, Shape
 _MODULES = [importlib.import_module(f"{__name__}.{m.name}") for m in pkgutil.iter_modules(__path__)
             if m.name != "base"]
 OPS: dict[str, Op] = {m.OP.name: m.OP for m in sorted(_MODULES, key=lambda m: (m.OP.order, m.OP.name))}
-IMPLEMENTATIONS = ("torch", "triton", "compiled", "cuda")
 
-__all__ = ["OPS", "IMPLEMENTATIONS", "Op", "CudaVariant", "EdgeCase", "LaunchContract", "Shape"]
+__all__ = ["OPS", "Op", "CudaVariant", "EdgeCase", "LaunchContract", "Shape"]
