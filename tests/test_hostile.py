@@ -220,6 +220,7 @@ def test_a_namespace_drifting_over_a_broken_archive_is_refused_there(checkout):
      "key 'shapes.gelu.rows' is 8192, but archives/h200-001.tar.gz measured 4096"),
     (lambda d: d["variants"].update(matmul="matmul_tiled_16x16"), "key 'variants.matmul' is 'matmul_tiled_16x16'"),
     (lambda d: d.update(implementations=["torch", "cuda"]), "key 'implementations' is ['torch', 'cuda']"),
+    (lambda d: d.update(description="edited {with braces}"), "key 'description' is 'edited {with braces}'"),
 ])
 def test_editing_what_an_archive_fixed_is_refused_for_that_namespace(checkout, edit, says):
     path = checkout / "config" / "namespaces" / "h200-001.yaml"

@@ -11,7 +11,7 @@ from pathlib import Path
 import pandas as pd
 
 from .errors import PipelineError
-from .evidence import load, parse_manifest, verify_manifest
+from .evidence import load, verify_manifest
 from .io import temporary_name, write_json, write_table
 
 
@@ -91,8 +91,7 @@ def _swap(staging: Path, dest: Path) -> None:
 def is_complete(folder: Path) -> bool:
     """A bundle a run may take as done: its manifest is there, lists its note and matches."""
     try:
-        verify_manifest(Path(folder))
-        return "note.md" in parse_manifest((Path(folder) / "evidence" / "MANIFEST.sha256").read_text())
+        return "note.md" in verify_manifest(Path(folder))
     except (PipelineError, OSError):
         return False
 

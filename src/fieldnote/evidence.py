@@ -29,14 +29,17 @@ def parse_manifest(text: str, where: str = "MANIFEST.sha256") -> dict[str, str]:
     return listed
 
 
-def verify_manifest(bundle: Path) -> None:
+def verify_manifest(bundle: Path) -> dict[str, str]:
+    """The bundle's manifest, {relative path: digest}, once every file it lists is there with that digest."""
     path = bundle / "evidence" / "MANIFEST.sha256"
     if not path.is_file():
         raise PipelineError(f"{bundle}: no evidence/MANIFEST.sha256")
-    for name, digest in parse_manifest(path.read_text(errors="replace"), str(path)).items():
+    listed = parse_manifest(path.read_text(errors="replace"), str(path))
+    for name, digest in listed.items():
         target = bundle / name
         if not target.exists() or hashlib.sha256(target.read_bytes()).hexdigest() != digest:
             raise PipelineError(f"{bundle}: {name} does not match MANIFEST.sha256")
+    return listed
 
 
 def _first(frame: pd.DataFrame, mask: pd.Series, table: str, what: str) -> None:

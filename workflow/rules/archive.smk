@@ -54,7 +54,7 @@ if ARCHIVED:
         params:
             message=lambda w: (
                 f"namespace {w.ns} is archived ({NAMESPACES[w.ns].archived}): its evidence is never "
-                "measured again nor overwritten, so {path} is refused. "
+                f"measured again nor overwritten, so work/{w.ns}/{w.measurement} is refused. "
                 f"results/{w.ns} is rebuilt from the archive; to measure again, declare a new namespace."
             ),
         script:

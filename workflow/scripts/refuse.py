@@ -5,8 +5,7 @@ from fieldnote.script import entry
 
 @entry
 def main(snakemake):
-    w = snakemake.wildcards
-    message = snakemake.params.message.format(path=f"work/{w.ns}/{w.get('measurement', '')}")
+    message = snakemake.params.message  # taken as it is: an archive's error may hold braces
     STOP_MESSAGE.parent.mkdir(exist_ok=True)
     STOP_MESSAGE.write_text(f"fieldnote: {message}\n")
     raise PipelineError(message)
