@@ -23,7 +23,7 @@ from pathlib import Path
 
 from . import names
 from .bundle import bundle_files
-from .config import READ_WHEN_ARCHIVED, Namespace, differs, validate_resolved
+from .config import Namespace, differs, read_when_archived, reading, validate_resolved
 from .errors import PipelineError
 from .evidence import parse_manifest
 from .io import write_bytes, write_json
@@ -226,6 +226,9 @@ class Archive:
     def tables(self) -> list[str]:
         return list(self._tables)
 
+    def has(self, relative: str) -> bool:
+        return f"bundle/{relative}" in self.files
+
     def resolved(self) -> dict:
         return json.loads(json.dumps(self._resolved))  # a copy: callers set the targets on theirs
 
@@ -235,7 +238,7 @@ def _replayed(archive: Archive, declared, pinned: bool):
     (the reading of the evidence, not the measurement)."""
     resolved = archive.resolved()
     if declared is not None:
-        resolved["targets"] = declared.targets
+        resolved = read_when_archived(resolved, declared)
     return Namespace.from_dict(resolved, replay=str(archive.path), replay_sha256=archive.sha256, replay_pinned=pinned,
                                archived=declared.archived if declared else None,
                                archived_sha256=declared.archived_sha256 if declared else None)
@@ -250,13 +253,14 @@ def _pinned(ns) -> Archive:
     if archive.namespace != ns.name:
         raise PipelineError(f"{ns.file}: key 'archived': {ns.archived} records namespace {archive.namespace!r}, "
                             f"not {ns.name!r}")
-    stated = {k: v for k, v in (ns.stated or {}).items() if k not in READ_WHEN_ARCHIVED}
+    stated = reading(ns.stated or {})
     found = differs(stated, {k: v for k, v in archive.resolved().items() if k in stated})
     if found:
         key, value, recorded = found
         raise PipelineError(f"{ns.file}: key '{key}' is {value!r}, but {ns.archived} measured {recorded!r}: an "
-                            "archived namespace's measurement is fixed by its archive (only `targets` is read "
-                            f"from this file); to measure anew, `fieldnote new <name> --from {ns.name}`")
+                            "archived namespace's measurement is fixed by its archive (its prose, `targets` "
+                            "and `note` are read from this file); to measure anew, "
+                            f"`fieldnote new <name> --from {ns.name}`")
     return archive
 
 

@@ -41,18 +41,23 @@ def manifest(folder: Path) -> str:
 
 def assemble(dest: Path, tables: dict[str, str], hash_files: list[str], resolved: dict, note: str,
              environment: str, figures: str, samples: int | None = None, history: dict | None = None,
-             provenance: dict | None = None) -> None:
+             provenance: dict | None = None, page: str | None = None, template: str | None = None) -> None:
     """Write the bundle beside `dest`, validate it as a reader would load it, then swap it in. Whatever fails
     (a bad table, a full disk, no permission) leaves `dest` as it was and nothing beside it."""
     dest = Path(dest)
     staging = dest.with_name(temporary_name(dest, "partial"))
     try:
         _write(staging, tables, hash_files, resolved, note, environment, figures, history or {}, provenance)
+        for path, name in ((page, "note.html"), (template, "note.template.md")):
+            if path:  # the page, and the template an authored note was rendered from (a replay may need it)
+                shutil.copy(path, staging / name)
+        (staging / "evidence" / "MANIFEST.sha256").write_text(manifest(staging))
         load(staging, samples)
         _swap(staging, dest)
     except OSError as e:
-        raise PipelineError(f"{dest}: the new bundle could not be written ({e.strerror or e}); the previous one "
-                            "is left as it was") from None
+        what = f"{e.strerror}: {e.filename}" if e.filename else (e.strerror or e)
+        raise PipelineError(f"{dest}: the new bundle could not be written ({what}); the previous one is left as "
+                            "it was") from None
     finally:
         shutil.rmtree(staging, ignore_errors=True)
 

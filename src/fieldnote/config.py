@@ -46,6 +46,7 @@ class Namespace:
     sweep: dict | None = None
     roofline: dict | None = None
     targets: dict | None = None
+    note: str | None = None  # the note's template (notes/<name>.md): authored prose over the evidence
     archived: str | None = None  # the archive a namespace file pins its evidence to, and the archive's SHA-256
     archived_sha256: str | None = None
     replay: str | None = None  # the archive this namespace's evidence is read from, its SHA-256, whether pinned
@@ -302,13 +303,43 @@ def resolve(name: str, path: Path, defaults: dict) -> Namespace:
         sweep=data.get("sweep"),
         roofline={**defaults["roofline"], **data.get("roofline", {})},
         targets=data.get("targets"),
+        note=_note_template(data.get("note"), path),
         archived=archived.get("archive"),
         archived_sha256=archived.get("sha256"),
         stated=stated,
     )
 
 
-READ_WHEN_ARCHIVED = ("archived", "targets")  # the rest of an archived namespace's file is what its archive fixed
+# The reading of the evidence, not the measurement: the rest of an archived namespace's file is what its archive fixed.
+# The prose too: a description, or what changed at a stage, may be reworded after the measurement.
+READ_WHEN_ARCHIVED = ("archived", "targets", "note", "description", "progression.changes")
+
+
+def reading(stated: dict) -> dict:
+    """The keys of a namespace file that are its archive's measurement (READ_WHEN_ARCHIVED left out)."""
+    out = copy.deepcopy(stated)
+    for key in READ_WHEN_ARCHIVED:
+        *parents, last = key.split(".")
+        node = out
+        for parent in parents:
+            node = node.get(parent, {}) if isinstance(node, dict) else {}
+        if isinstance(node, dict):
+            node.pop(last, None)
+    return out
+
+
+def read_when_archived(resolved: dict, declared: Namespace) -> dict:
+    """An archive's recorded namespace with the reading its namespace file states (READ_WHEN_ARCHIVED)."""
+    resolved.update(targets=declared.targets, note=declared.note, description=declared.description)
+    if resolved.get("progression") and declared.progression:
+        resolved["progression"]["changes"] = declared.progression.get("changes", {})
+    return resolved
+
+
+def _note_template(template: str | None, path: Path) -> str | None:
+    if template is not None and not Path(template).is_file():
+        raise PipelineError(f"{path}: key 'note': no template {template!r} (a path from the checkout's root)")
+    return template
 
 
 def differs(stated, recorded, key: str = "") -> tuple[str, object, object] | None:

@@ -30,12 +30,18 @@ def kernel_and_span(summary: pd.DataFrame, namespace: str):
         for row, (column, label) in enumerate([("kernel_us", "kernel (µs)"), ("span_mean_us", "span (µs)")]):
             ax = axes[row][col]
             values = [rows.loc[i, column] if i in rows.index else 0 for i in impls]
-            ax.bar(range(len(impls)), values, color=[COLORS[i] for i in impls])
+            whiskers = None
+            if column == "span_mean_us" and "span_round_min_us" in rows:  # the range of the round means
+                pairs = list(zip(impls, values, strict=True))
+                whiskers = [[max(v - rows["span_round_min_us"].get(i, v), 0) for i, v in pairs],
+                            [max(rows["span_round_max_us"].get(i, v) - v, 0) for i, v in pairs]]
+            ax.bar(range(len(impls)), values, color=[COLORS[i] for i in impls], yerr=whiskers, capsize=3)
             ax.set_xticks(range(len(impls)), [IMPLEMENTATIONS[i] for i in impls], rotation=30, fontsize=8)
             ax.set_title(OPS[op] if row == 0 else "", fontsize=9)
             if col == 0:
                 ax.set_ylabel(label)
-    fig.suptitle(f"{namespace}: time inside the kernels (top) and around the call (bottom)", fontsize=10)
+    fig.suptitle(f"{namespace}: time inside the kernels (top) and around the call (bottom; whiskers: the range of "
+                 "the round means)", fontsize=10)
     fig.tight_layout()
     return fig
 
@@ -88,18 +94,60 @@ def stage_rows(summaries: dict[str, pd.DataFrame]) -> pd.DataFrame:
     return pd.DataFrame(rows)
 
 
-def save(fig, folder: Path, name: str) -> list[Path]:
+def captions(progression: bool, sweep_ops) -> dict[str, str]:
+    """Every figure the figures job draws for a namespace, by name, with the caption the note places it under."""
+    return {
+        "kernel-and-span": "GPU kernel time (top row) and the mean CUDA-event span around the call (bottom row) of "
+                           "every operation and implementation; whiskers show the range of the round means",
+        "launches": "Kernel launches per iteration: captured launches divided by captured iterations",
+        **({"progression": "The hand-written kernel's GPU kernel time at each stage, with each step's speed-up "
+                           "between the points"} if progression else {}),
+        **{f"sweep-{op}": f"{OPS[op]}: what each implementation achieves at each size of the sweep, against the "
+                          "roofline" for op in OPS if op in set(sweep_ops)},
+    }
+
+
+def stage_values(stages: pd.DataFrame) -> pd.DataFrame:
+    return pd.DataFrame({"Stage": stages["namespace"], "Operation": stages["op"].map(OPS),
+                         "Kernel (µs)": stages["kernel_us"]})
+
+
+def sweep_values(table: pd.DataFrame, op: str) -> pd.DataFrame:
+    rows = table[table["op"] == op]
+    return pd.DataFrame({"Shape": rows["shape"], "Implementation": rows["implementation"].map(IMPLEMENTATIONS),
+                         "Kernel (µs)": rows["kernel_us"], "GB/s": rows["achieved_gbs"],
+                         "TFLOP/s": rows["achieved_tflops"], "Of the roof": rows["fraction_of_roof"]})
+
+
+def save(fig, folder: Path, name: str, values: pd.DataFrame | None = None) -> list[Path]:
+    """The figure as PNG and SVG, and the values it draws (`<name>.values.csv`, shown beneath it on the page)."""
     folder.mkdir(parents=True, exist_ok=True)
     paths = [folder / f"{name}.{ext}" for ext in ("png", "svg")]
     for path in paths:
         fig.savefig(path, dpi=150, metadata={"Date": None} if path.suffix == ".svg" else {"Software": None})
     plt.close(fig)
+    if values is not None:
+        paths.append(folder / f"{name}.values.csv")
+        values.to_csv(paths[-1], index=False, float_format="%.2f")
     return paths
 
 
+def summary_values(summary: pd.DataFrame, columns: dict[str, str]) -> pd.DataFrame:
+    """The values a summary figure draws: one row per op and implementation."""
+    rows = summary[summary["implementation"].isin(_impls(summary))].copy()
+    rows["Operation"], rows["Implementation"] = rows["op"].map(OPS), rows["implementation"].map(IMPLEMENTATIONS)
+    rows = rows.sort_values(["op", "implementation"], key=lambda c: c.map(
+        {**{o: i for i, o in enumerate(OPS)}, **{m: i for i, m in enumerate(IMPLEMENTATIONS)}}))
+    return rows[["Operation", "Implementation", *columns]].rename(columns=columns)
+
+
 def draw_all(summary: pd.DataFrame, namespace: str, folder: Path) -> list[Path]:
-    return (save(kernel_and_span(summary, namespace), folder, "kernel-and-span")
-            + save(launches(summary, namespace), folder, "launches"))
+    spans = {"kernel_us": "Kernel (µs)", "span_mean_us": "Span, mean (µs)",
+             **{c: t for c, t in (("span_round_min_us", "Fastest round's mean (µs)"),
+                                  ("span_round_max_us", "Slowest round's mean (µs)")) if c in summary}}
+    return (save(kernel_and_span(summary, namespace), folder, "kernel-and-span", summary_values(summary, spans))
+            + save(launches(summary, namespace), folder, "launches",
+                   summary_values(summary, {"launches": "Launches per iteration"})))
 
 
 def sweep(table: pd.DataFrame, op: str, roofline: dict):

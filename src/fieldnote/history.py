@@ -37,11 +37,12 @@ def kernel_names(kernels: pd.DataFrame) -> pd.Series:
 
 def drift(baseline: tuple[pd.DataFrame, pd.DataFrame], current: tuple[pd.DataFrame, pd.DataFrame]) -> pd.DataFrame:
     """For each op whose hand-written kernel is the same in both namespaces: its kernel time in each and the
-    movement between them. Arguments are (summary, kernels) of the baseline and of this namespace."""
+    movement between them, from the times as the table shows them (so that a reader redoing it gets the same).
+    Arguments are (summary, kernels) of the baseline and of this namespace."""
     same = kernel_names(baseline[1]).eq(kernel_names(current[1]).reindex(kernel_names(baseline[1]).index))
     before, after = hand_written_times(baseline[0]), hand_written_times(current[0])
     rows = [{"op": op, "baseline_us": before[op], "current_us": after[op],
-             "movement_pct": (after[op] - before[op]) / before[op] * 100}
+             "movement_pct": (float(us(after[op])) - float(us(before[op]))) / float(us(before[op])) * 100}
             for op in OPS if op in same.index and same[op]]
     return pd.DataFrame(rows, columns=["op", "baseline_us", "current_us", "movement_pct"])
 

@@ -1,6 +1,7 @@
 """The per (op, implementation) view of a namespace's measurements: kernel time per backend, launches, spans."""
 from __future__ import annotations
 
+import numpy as np
 import pandas as pd
 
 from .capture.summary import in_ranges
@@ -40,9 +41,43 @@ def table(spans: pd.DataFrame, capture_summary: pd.DataFrame, kernels: pd.DataFr
     return out.merge(launch_shapes(kernels), on=["op", "implementation"], how="left")
 
 
-def summary(capture_summary: pd.DataFrame, spans: pd.DataFrame, backends=("nsys", "cupti")) -> pd.DataFrame:
+BOOTSTRAP_RESAMPLES, BOOTSTRAP_LEVEL, BOOTSTRAP_SEED = 2000, 0.95, 20261201
+
+
+def kernel_interval(kernels: pd.DataFrame, backend: str) -> pd.DataFrame:
+    """Per (op, implementation), the noise around its kernel time: a percentile bootstrap of the median over
+    captures of each capture's mean kernel time per iteration (captures resampled, then iterations within each),
+    widened to the captures' own range (the control band). Claims that one time is below another need these
+    intervals apart; a single capture still has its iterations to resample."""
+    rng = np.random.default_rng(BOOTSTRAP_SEED)
+    mine = in_ranges(kernels[(kernels["backend"] == backend) & kernels["implementation"].notna()])
+    per_iteration = mine.groupby(["op", "implementation", "capture", "iteration"])["duration_us"].sum()
+    rows, tail = [], (1 - BOOTSTRAP_LEVEL) / 2
+    for (op, impl), group in per_iteration.groupby(level=["op", "implementation"], sort=True):
+        captures = [g.to_numpy() for _, g in group.groupby(level="capture")]
+        pick = rng.integers(0, len(captures), (BOOTSTRAP_RESAMPLES, len(captures)))
+        means = np.stack([c[rng.integers(0, len(c), (BOOTSTRAP_RESAMPLES, len(c)))].mean(axis=1) for c in captures],
+                         axis=1)
+        medians = np.median(np.take_along_axis(means, pick, axis=1), axis=1)
+        lows, highs = np.quantile(medians, [tail, 1 - tail])
+        observed = [c.mean() for c in captures]
+        rows.append({"op": op, "implementation": impl, "kernel_low_us": min(lows, *observed),
+                     "kernel_high_us": max(highs, *observed)})
+    return pd.DataFrame(rows, columns=["op", "implementation", "kernel_low_us", "kernel_high_us"])
+
+
+def span_rounds(spans: pd.DataFrame) -> pd.DataFrame:
+    """Per (op, implementation), the range of its eager rounds' mean spans (the figures' whiskers)."""
+    eager = spans[spans["mode"] == "eager"]
+    means = eager.groupby(["op", "implementation", "round"])["span_us"].mean().groupby(["op", "implementation"])
+    return pd.DataFrame({"span_round_min_us": means.min(), "span_round_max_us": means.max()}).reset_index()
+
+
+def summary(capture_summary: pd.DataFrame, spans: pd.DataFrame, kernels: pd.DataFrame | None = None,
+            backends=("nsys", "cupti")) -> pd.DataFrame:
     """The `summary` table: per (op, implementation) the kernel time of the first backend present in `backends`
-    (median over its captures), launches per iteration, and the eager spans' mean and median."""
+    (median over its captures) with its noise interval (`kernel_interval`, given the kernels table), launches per
+    iteration, and the eager spans' mean, median and the range of their round means."""
     present = [b for b in backends if b in set(capture_summary["backend"])]
     if not present:
         raise ValueError(f"no capture from any of {backends}")
@@ -51,8 +86,15 @@ def summary(capture_summary: pd.DataFrame, spans: pd.DataFrame, backends=("nsys"
         kernel_us=("kernel_us_per_iteration", "median"), launches=("launches_per_iteration", "first"),
         captures=("capture", "nunique"), backend=("backend", "first")).reset_index()
     stats = span_stats(spans)[["op", "implementation", "span_mean_us", "span_median_us"]]
-    columns = ["op", "implementation", "kernel_us", "span_mean_us", "span_median_us", "launches", "captures", "backend"]
-    return kernel.merge(stats, on=["op", "implementation"], how="outer")[columns]
+    stats = stats.merge(span_rounds(spans), on=["op", "implementation"], how="left")
+    columns = ["op", "implementation", "kernel_us", "span_mean_us", "span_median_us", "launches", "captures", "backend",
+               "span_round_min_us", "span_round_max_us"]
+    out = kernel.merge(stats, on=["op", "implementation"], how="outer")[columns]
+    if kernels is None:
+        return out
+    interval = kernel_interval(kernels, present[0])
+    out = out.merge(interval, on=["op", "implementation"], how="left")
+    return out[[*columns[:3], "kernel_low_us", "kernel_high_us", *columns[3:]]]
 
 
 def control_band(capture_summary: pd.DataFrame, margin: float) -> pd.DataFrame:

@@ -239,6 +239,11 @@ def unverified(provenance: dict) -> str:
             "wherever that file came from.")
 
 
+def place_figure(name: str, caption: str) -> str:
+    """A figure where the note places it: the image, then its caption (note.html inlines both)."""
+    return f"![{caption}](figures/{name}.svg)\n\n*Figure: {caption}*"
+
+
 def markdown(frame: pd.DataFrame) -> str:
     header = "| " + " | ".join(frame.columns) + " |"
     rule = "| " + " | ".join("---" for _ in frame.columns) + " |"
@@ -246,10 +251,39 @@ def markdown(frame: pd.DataFrame) -> str:
     return "\n".join([header, rule, *rows])
 
 
+def generated(namespace: str, tables: dict[str, pd.DataFrame], history: dict | None = None,
+              roofline: tuple[dict, dict] | None = None, targets: dict | None = None) -> dict[str, str]:
+    """The note's generated tables (markdown) by name, each where the evidence has it: the default note places
+    them all, an authored note (authored.py) places those it names."""
+    summary = tables["summary"]
+    found = {"kernel_and_span": kernel_and_span(summary), "kernel": by_implementation(summary, "kernel_us"),
+             "span": by_implementation(summary, "span_mean_us"),
+             "launches": by_implementation(summary, "launches", fmt=lambda v: "" if pd.isna(v) else str(int(v))),
+             "resources": resources(tables["kernels"])}
+    if roofline:
+        found["standing"] = standing(summary, *roofline)
+        if "counters" in tables:
+            found["counters"] = counters(tables["counters"])
+    found.update(history_tables(namespace, tables, history or {}))
+    band = tables.get("capture_summary")
+    if band is not None and "under_load" in band and (band.groupby(["op", "implementation"]).size() > 2).any():
+        found["control_band"] = control_band(band)
+    if "sweep" in tables:
+        found["sweep"] = sweep(tables["sweep"])
+    if targets:
+        found["targets"] = against_targets(summary, tables.get("sweep"), targets)
+    for name, table, view in (("attempts", "attempts", attempts), ("ptxas", "resources", ptxas),
+                              ("census", "census", triton_census)):
+        if table in tables:
+            found[name] = view(tables[table])
+    return {name: markdown(frame) for name, frame in found.items()}
+
+
 def render(namespace: str, description: str, environment: dict, tables: dict[str, pd.DataFrame],
            history: dict | None = None, roofline: tuple[dict, dict] | None = None,
-           targets: dict | None = None, provenance: dict | None = None) -> str:
-    """`history`: optional cross-namespace views, {"progression": (summaries, changes), "drift": (baseline name,
+           targets: dict | None = None, provenance: dict | None = None, figures: dict | None = None) -> str:
+    """The default note, for a namespace that names no template: every generated table in a fixed order.
+    `history`: optional cross-namespace views, {"progression": (summaries, changes), "drift": (baseline name,
     (summary, kernels) of the baseline)}. `roofline`: (shapes, roofline) for the standing against peers and floor.
     `targets`: the namespace's targets and what limits each miss. `provenance`: set for an archive nobody pinned."""
     summary = tables["summary"]
@@ -257,86 +291,95 @@ def render(namespace: str, description: str, environment: dict, tables: dict[str
     eager = spans[spans["mode"] == "eager"]
     samples = eager.groupby(["op", "implementation"]).size()
     mine = IMPLEMENTATIONS.get(hand_written(summary), "hand-written")
+    made = generated(namespace, tables, history, roofline, targets)
     sections = [
         f"# {namespace}", *([unverified(provenance)] if provenance else []), description,
         f"GPU: {environment.get('gpu', 'unknown')}. Kernel time is the sum of "
         f"captured kernel durations per iteration ({', '.join(sorted(set(summary['backend'].dropna())))}); a span "
         f"is the mean of {samples.min()} warmed CUDA-event samples around one call "
         f"in {eager['round'].nunique()} rounds with rotating implementation order.",
-        f"## Kernel and span per operation ({mine})", markdown(kernel_and_span(summary)),
-        "## GPU kernel time, all implementations (µs)", markdown(by_implementation(summary, "kernel_us")),
-        "## Time around the call, all implementations (mean span, µs)",
-        markdown(by_implementation(summary, "span_mean_us")),
-        "## Kernel launches per iteration",
-        markdown(by_implementation(summary, "launches", fmt=lambda v: "" if pd.isna(v) else str(int(v)))),
-        f"## Resources the capture reports for the {mine} kernels", markdown(resources(tables["kernels"])),
+        f"## Kernel and span per operation ({mine})", made["kernel_and_span"],
+        "## GPU kernel time, all implementations (µs)", made["kernel"],
+        "## Time around the call, all implementations (mean span, µs)", made["span"],
+        "## Kernel launches per iteration", made["launches"],
+        f"## Resources the capture reports for the {mine} kernels", made["resources"],
     ]
     if roofline:
         shapes, roof = roofline
         sections += [f"## {mine} against the best peer and the roofline (kernel time, µs)",
                      f"The floor is the op's least bytes at {roof['bandwidth_gbs']} GB/s or its FLOPs at "
                      f"{roof['fp32_tflops']} TFLOP/s (FP32), whichever is longer. Inputs that stay in L2 between "
-                     "calls can beat it.", markdown(standing(summary, shapes, roof))]
-        if "counters" in tables:
+                     "calls can beat it.", made["standing"]]
+        if "counters" in made:
             sections += ["What limits each of them, in Nsight Compute's counters at the same shapes (clocks and "
-                         "caches left as they run; percentages of the peak sustained rate):",
-                         markdown(counters(tables["counters"]))]
-    sections += history_sections(namespace, tables, history or {})
-    band = tables.get("capture_summary")
-    if band is not None and "under_load" in band and (band.groupby(["op", "implementation"]).size() > 2).any():
+                         "caches left as they run; percentages of the peak sustained rate):", made["counters"]]
+    sections += history_sections(namespace, tables, history or {}, made)
+    if "control_band" in made:
+        band = tables["capture_summary"]
         margin = f"{band['band_margin'].iloc[0]:.0%}"
         sections += ["## The control band",
                      "Every implementation was captured several times in one session, in rotating order. A capture "
                      f"further than {margin} outside the band of the others ran under load: it is labelled here and "
                      "kept in the evidence, and the kernel time above is the median of all captures.",
-                     markdown(control_band(band))]
+                     made["control_band"]]
     if "sweep" in tables:
         skipped = tables["sweep"][tables["sweep"]["kernel_us"].isna()]
         sections += ["## The size sweep against the roofline",
                      "Every implementation at each size the namespace lists, checked at that size and then captured; "
                      "the figures `sweep-<op>` show where each falls off. torch.compile autotuned at these sizes "
                      "inside the sweep's checks, beside other checks on the GPU (at the seed shapes it autotuned "
-                     "alone), so its choices here may be noisier. At the largest size of each op:",
-                     markdown(sweep(tables["sweep"]))]
+                     "alone), so its choices here may be noisier. At the largest size of each op:", made["sweep"]]
         sections += [f"Left out: {r.implementation} at {r.op} {r.shape} ({r.reason})." for r in skipped.itertuples()]
     if targets:
         sections += targets_section(summary, tables.get("sweep"), targets)
     if "attempts" in tables:
         sections += ["## Attempts that were measured and not adopted",
                      "Each attempt passed the correctness gate and was measured in this run, side by side with what "
-                     "it is compared with, in the metric that decided it.", markdown(attempts(tables["attempts"]))]
-    if "resources" in tables:
-        sections += ["## The hand-written kernels as ptxas built them", markdown(ptxas(tables["resources"]))]
+                     "it is compared with, in the metric that decided it.", made["attempts"]]
+    if "ptxas" in made:
+        sections += ["## The hand-written kernels as ptxas built them", made["ptxas"]]
     if "census" in tables:
         arch = tables["census"]["arch"].iloc[0]
-        sections += [f"## The Triton kernels, compiled offline for {arch} and censused",
-                     markdown(triton_census(tables["census"]))]
+        sections += [f"## The Triton kernels, compiled offline for {arch} and censused", made["census"]]
+    if figures:
+        sections += ["## Figures", *(place_figure(name, caption) for name, caption in figures.items())]
     if "checks" in tables:
-        checks = tables["checks"]
-        sections += ["## Correctness", f"{int(checks['passed'].sum())} of {len(checks)} checks passed "
-                     f"(rtol = {checks['rtol'].max():g}, atol = {checks['atol'].max():g}); largest absolute error "
-                     f"{checks['max_abs_error'].max():.3g}."]
+        sections += ["## Correctness", correctness(tables["checks"])]
     return "\n\n".join(s for s in sections if s) + "\n"
 
 
-def history_sections(namespace: str, tables: dict, history: dict) -> list[str]:
+def correctness(checks: pd.DataFrame) -> str:
+    return (f"{int(checks['passed'].sum())} of {len(checks)} checks passed (rtol = {checks['rtol'].max():g}, "
+            f"atol = {checks['atol'].max():g}); largest absolute error {checks['max_abs_error'].max():.3g}.")
+
+
+def history_tables(namespace: str, tables: dict, history: dict) -> dict[str, pd.DataFrame]:
     from . import history as views
 
-    sections = []
+    found = {}
     if "progression" in history:
-        summaries, changes = history["progression"]
-        sections += ["## How each kernel reached its time",
-                     "GPU kernel time of the hand-written kernel at each stage, each value read from that stage's "
-                     "own namespace; the factor is that step's speed-up.",
-                     markdown(views.progression(summaries, changes))]
+        found["progression"] = views.progression(*history["progression"])
     if "drift" in history:
         baseline, evidence = history["drift"]
         table = views.drift(evidence, (tables["summary"], tables["kernels"]))
         if not table.empty:
-            bound = table["movement_pct"].abs().max()
-            sections += ["## The unchanged operations bound the drift",
-                         f"These operations kept their kernel between `{baseline}` and `{namespace}`; their kernel "
-                         f"time moved by at most {bound:.1f}%, which bounds how much of the rewritten kernels' "
-                         f"movement could be environment drift.",
-                         markdown(views.drift_table(table, baseline, namespace))]
+            found["drift"] = views.drift_table(table, baseline, namespace)
+    return found
+
+
+def history_sections(namespace: str, tables: dict, history: dict, made: dict[str, str]) -> list[str]:
+    from . import history as views
+
+    sections = []
+    if "progression" in made:
+        sections += ["## How each kernel reached its time",
+                     "GPU kernel time of the hand-written kernel at each stage, each value read from that stage's "
+                     "own namespace; the factor is that step's speed-up.", made["progression"]]
+    if "drift" in made:
+        baseline, evidence = history["drift"]
+        bound = views.drift(evidence, (tables["summary"], tables["kernels"]))["movement_pct"].abs().max()
+        sections += ["## The unchanged operations bound the drift",
+                     f"These operations kept their kernel between `{baseline}` and `{namespace}`; their kernel "
+                     f"time moved by at most {bound:.1f}%, which bounds how much of the rewritten kernels' "
+                     f"movement could be environment drift.", made["drift"]]
     return sections

@@ -5,6 +5,8 @@ rule bundle:
     input:
         unpack(lambda w: bundle_tables(w.ns)),
         note="work/{ns}/note.md",
+        page="work/{ns}/note.html",
+        template=lambda w: note_template(w.ns) or [],
         figures="work/{ns}/figures",
         environment=lambda w: environment_file(w.ns),
         hashes=all_input_hashes,

@@ -21,7 +21,7 @@ os.environ.setdefault("TRITON_DEFAULT_FP_FUSION", "1")  # Triton's default since
 from fieldnote import names
 from fieldnote.archive import Archive, provenance, resolve_archived, source_files
 from fieldnote.bundle import stale_if_incomplete
-from fieldnote.config import Namespace, check_config, load_namespaces
+from fieldnote.config import Namespace, check_config, load_namespaces, read_when_archived
 from fieldnote.deps import closure, for_op
 from fieldnote.errors import PipelineError
 from fieldnote.gpu import STOP_MESSAGE
@@ -128,8 +128,8 @@ def triton_sources(op):
     return [f"kernels/triton/{op}.py"] + (["kernels/triton/matmul.py"] if op == "triangle" else [])
 
 
-IMPORTED_TABLES = ("spans", "checks", "kernels")
-DERIVED_TABLES = ("summary", "attempts", "sweep")  # recomputed from the other tables, in a replay too
+IMPORTED_TABLES = ("spans", "checks", "kernels", "quoted")
+DERIVED_TABLES = ("summary", "attempts", "sweep", "claims")  # recomputed from the other tables, in a replay too
 
 
 def evidence_table(ns, name):
@@ -162,10 +162,11 @@ def built_tables(ns):
 
 
 def bundle_tables(ns):
-    measured = ("checks", *built_tables(ns), "spans", "gpu_state", "kernels", "capture_summary", "summary")
-    imported = (*IMPORTED_TABLES, "capture_summary", "summary")
+    measured = ("checks", *built_tables(ns), "spans", "gpu_state", "kernels", "capture_summary", "summary", "claims")
+    imported = ("spans", "checks", "kernels", *(("quoted",) if has_quoted(ns) else ()), "capture_summary", "summary",
+                "claims")
     if NAMESPACES[ns].replay:
-        names = ARCHIVES[ns].tables()
+        names = list(dict.fromkeys([*ARCHIVES[ns].tables(), "claims"]))
     elif NAMESPACES[ns].imported:
         names = imported
     else:
@@ -208,9 +209,11 @@ def published_config(ns):
     n = NAMESPACES[ns]
     if not n.replay:
         return n.to_dict()
-    resolved = ARCHIVES[ns].resolved()
-    if n.targets is not None or "targets" in resolved:
-        resolved["targets"] = n.targets
+    recorded = set(ARCHIVES[ns].resolved())
+    resolved = read_when_archived(ARCHIVES[ns].resolved(), n)
+    for key in ("targets", "note"):  # absent from older archives, and stays absent where the file states none
+        if resolved[key] is None and key not in recorded:
+            del resolved[key]
     return resolved
 
 
@@ -269,11 +272,32 @@ def note_tables(ns):
     counted = n.sweep and ("counters" in ARCHIVES[ns].tables() if n.replay else bool(n.capture["ncu"]))
     return (
         ("summary", "spans", "kernels", "checks", "capture_summary")
+        + (("quoted",) if has_quoted(ns) else ())
         + built_tables(ns)
         + (("attempts",) if n.attempts else ())
         + (("sweep",) if n.sweep else ())
         + (("counters",) if counted else ())
     )
+
+
+def has_quoted(ns):
+    n = NAMESPACES[ns]
+    return "quoted" in ARCHIVES[ns].tables() if n.replay else bool((n.evidence or {}).get("quoted"))
+
+
+def note_template(ns):
+    """The note's template: the namespace file's, or, for an archive replayed without one, the archive's copy."""
+    n = NAMESPACES[ns]
+    if n.replay and not n.archived:
+        return f"work/{ns}/replay/note.template.md" if ARCHIVES[ns].has("note.template.md") else None
+    return n.note
+
+
+def figure_names(ns):
+    """The figures the figures job draws for a namespace, which a note may place, with their captions."""
+    from fieldnote.figures import captions
+
+    return captions(bool(NAMESPACES[ns].progression), list(NAMESPACES[ns].sweep or {}))
 
 
 def history_inputs(ns):

@@ -5,6 +5,7 @@ rule summary:
     input:
         capture_summary=lambda w: evidence_table(w.ns, "capture_summary"),
         spans=lambda w: evidence_table(w.ns, "spans"),
+        kernels=lambda w: evidence_table(w.ns, "kernels"),
         code=code_of("summary"),
     output:
         "work/{ns}/summary.parquet",
@@ -31,10 +32,13 @@ rule note:
     input:
         unpack(lambda w: {name: evidence_table(w.ns, name) for name in note_tables(w.ns)}),
         unpack(lambda w: history_inputs(w.ns)),
+        history=lambda w: list(history_files(w.ns).values()),
+        template=lambda w: note_template(w.ns) or [],
         environment=lambda w: environment_file(w.ns),
         code=code_of("note"),
     output:
-        "work/{ns}/note.md",
+        note="work/{ns}/note.md",
+        claims="work/{ns}/claims.parquet",
     log:
         log_of("note", "ns"),
     params:
@@ -48,5 +52,37 @@ rule note:
         targets=lambda w: ns_of(w).targets,
         namespace_file=lambda w: ns_of(w).file,
         provenance=lambda w: provenance(ns_of(w)),
+        template=lambda w: note_template(w.ns),
+        history=lambda w: list(history_files(w.ns)),
+        figures=lambda w: figure_names(w.ns),
+        config=lambda w: published_config(w.ns),
     script:
         "../scripts/note.py"
+
+
+rule quoted:
+    """The values an imported namespace's note quotes from elsewhere (evidence.quoted), as a table with each
+    value's provenance."""
+    input:
+        quotations=lambda w: ns_of(w).evidence["quoted"],
+        code=code_of("quoted"),
+    output:
+        "work/{ns}/original/quoted.parquet",
+    log:
+        log_of("quoted", "ns"),
+    script:
+        "../scripts/quoted.py"
+
+
+rule page:
+    """note.html: the note as one self-contained page, its figures inline with the values beneath each."""
+    input:
+        note="work/{ns}/note.md",
+        figures="work/{ns}/figures",
+        code=code_of("page"),
+    output:
+        "work/{ns}/note.html",
+    log:
+        log_of("page", "ns"),
+    script:
+        "../scripts/page.py"

@@ -4,11 +4,11 @@ from fieldnote.script import entry
 
 @entry
 def main(snakemake):
-    i = snakemake.input
-    assemble(snakemake.output[0], {name: i[name] for name in snakemake.params.tables}, list(i.hashes),
-             snakemake.params.resolved, note=i.note, environment=i.environment, figures=i.figures,
-             samples=snakemake.params.samples, provenance=snakemake.params.provenance,
-             history=dict(zip(snakemake.params.history, i.history, strict=True)))
+    i, p = snakemake.input, snakemake.params
+    assemble(snakemake.output[0], {name: i[name] for name in p.tables}, list(i.hashes), p.resolved, note=i.note,
+             environment=i.environment, figures=i.figures, samples=p.samples, provenance=p.provenance,
+             history=dict(zip(p.history, i.history, strict=True)), page=i.page,
+             template=i.template if isinstance(i.template, str) else None)
 
 
 main(snakemake)  # noqa: F821

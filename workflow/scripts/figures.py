@@ -13,11 +13,13 @@ def main(snakemake):
     if snakemake.params.progression:
         summaries = {ns: pd.read_parquet(path) for ns, path in zip(snakemake.params.progression,
                                                                     snakemake.input.progression, strict=True)}
-        figures.save(figures.progression(figures.stage_rows(summaries)), folder, "progression")
+        stages = figures.stage_rows(summaries)
+        figures.save(figures.progression(stages), folder, "progression", figures.stage_values(stages))
     if snakemake.input.sweep:
         table = pd.read_parquet(snakemake.input.sweep[0]).dropna(subset=["kernel_us"])
         for op in table["op"].unique():
-            figures.save(figures.sweep(table, op, snakemake.params.roofline), folder, f"sweep-{op}")
+            figures.save(figures.sweep(table, op, snakemake.params.roofline), folder, f"sweep-{op}",
+                         figures.sweep_values(table, op))
 
 
 main(snakemake)  # noqa: F821

@@ -1,10 +1,11 @@
 import json
+from pathlib import Path
 
 import pandas as pd
 
-from fieldnote import note
+from fieldnote import authored, note
 from fieldnote.errors import PipelineError
-from fieldnote.io import write_bytes
+from fieldnote.io import write_bytes, write_table
 from fieldnote.script import entry
 
 
@@ -21,19 +22,43 @@ def history(snakemake) -> dict:
     return views
 
 
+def refuse_typed_prose(p) -> None:
+    """The namespace file's prose a note prints holds no number typed by hand (one error naming file and key)."""
+    prose = {"description": p.description, **{f"progression.changes.{k}": v for k, v in
+                                              ((p.progression or {}).get("changes") or {}).items()},
+             **{f"targets.limits.{k}": v for k, v in ((p.targets or {}).get("limits") or {}).items()}}
+    for key, text in prose.items():
+        authored.refuse_typed(" ".join(str(text).split()), f"{p.namespace_file}: key '{key}'")
+
+
 @entry
 def main(snakemake):
-    i = snakemake.input
-    tables = {name: pd.read_parquet(i[name]) for name in snakemake.params.tables}
+    i, p = snakemake.input, snakemake.params
+    tables = {name: pd.read_parquet(i[name]) for name in p.tables}
     environment = json.loads(open(i.environment).read())
-    p = snakemake.params
     roofline = (p.shapes, p.roofline) if p.roofline else None
+    refuse_typed_prose(p)
+    views = history(snakemake)
     try:
-        text = note.render(snakemake.wildcards.ns, p.description, environment, tables, history(snakemake), roofline,
-                           p.targets, p.provenance)
+        made = note.generated(snakemake.wildcards.ns, tables, views, roofline, p.targets)
+        if p.template:
+            past = {Path(name).name.removesuffix(".parquet"): pd.read_parquet(path)
+                    for name, path in zip(p.history, i.history, strict=True)}
+            evidence = authored.Evidence(snakemake.wildcards.ns, tables, environment,
+                                         authored.history_tables(past), p.config)
+            rendered = authored.render(Path(i.template), evidence, made, p.figures)
+            text, claims = rendered.text, rendered.claims
+            if p.provenance:
+                first, _, rest = text.partition("\n\n")
+                text = f"{first}\n\n{note.unverified(p.provenance)}\n\n{rest}"
+        else:
+            text = note.render(snakemake.wildcards.ns, p.description, environment, tables, views, roofline,
+                               p.targets, p.provenance, p.figures)
+            claims = authored.Claims(p.namespace_file).table(snakemake.wildcards.ns)
     except PipelineError as e:  # a target missed and not explained: the namespace file is where to say why
-        raise PipelineError(f"{p.namespace_file}: {e}") from None
-    write_bytes(snakemake.output[0], text.encode())
+        raise PipelineError(e.args[0] if p.template else f"{p.namespace_file}: {e}") from None
+    write_table(snakemake.output.claims, claims)
+    write_bytes(snakemake.output.note, text.encode())
 
 
 main(snakemake)  # noqa: F821

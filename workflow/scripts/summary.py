@@ -9,7 +9,7 @@ from fieldnote.script import entry
 @entry
 def main(snakemake):
     i, p = snakemake.input, snakemake.params
-    table = summary(pd.read_parquet(i.capture_summary), pd.read_parquet(i.spans))
+    table = summary(pd.read_parquet(i.capture_summary), pd.read_parquet(i.spans), pd.read_parquet(i.kernels))
     table.insert(0, "namespace", snakemake.wildcards.ns)
     if p.attempts is None:
         write_table(snakemake.output[0], table[table["implementation"].isin(p.implementations)])

@@ -1,0 +1,13 @@
+from pathlib import Path
+
+from fieldnote.authored import quoted_table
+from fieldnote.io import write_table
+from fieldnote.script import entry
+
+
+@entry
+def main(snakemake):
+    write_table(snakemake.output[0], quoted_table(Path(snakemake.input.quotations)))
+
+
+main(snakemake)  # noqa: F821
