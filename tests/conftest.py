@@ -13,7 +13,7 @@ os.environ.setdefault("TRITON_DEFAULT_FP_FUSION", "1")  # Triton's long-standing
 SMALL = {"matmul": {"m": 70, "n": 66, "k": 40}, "gelu": {"rows": 16, "cols": 768},
          "layernorm": {"rows": 16, "cols": 768}, "triangle": {"n": 12, "channels": 4},
          "neighbor": {"nodes": 64, "features": 64, "edges": 400}}
-PROJECT = ("Snakefile", "config", "workflow", "kernels", "src", "profiles", "archives")
+PROJECT = ("Snakefile", "config", "workflow", "kernels", "src", "profiles", "archives", "notes")
 
 
 def has_gpu() -> bool:

@@ -15,7 +15,7 @@ from fieldnote.evidence import load
 SHIPPED = sorted((ROOT / "archives").glob("*.tar.gz"))
 NAMESPACES = [p.name.removesuffix(".tar.gz") for p in SHIPPED]
 # recomputed on replay: the same values, maybe not the same bytes (another pyarrow may write them)
-DERIVED = {"summary.parquet", "attempts.parquet", "sweep.parquet"}
+DERIVED = {"summary.parquet", "attempts.parquet", "sweep.parquet", "claims.parquet"}
 REWRITTEN = {"MANIFEST.sha256"}  # over the rebuilt bundle, derived tables included; load() verifies it
 REPLAY_RULES = re.compile(r"replay_unpack_\w+|summary|attempts|sweep|note|figures|bundle")
 

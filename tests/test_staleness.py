@@ -53,14 +53,32 @@ def test_a_second_run_does_nothing(rendered):
     assert planned(rendered) == {}
 
 
-def test_editing_the_plotting_code_reruns_only_figures_and_bundle(rendered):
+ONE = ["ns=original-mage-006"]
+
+
+def test_editing_the_plotting_code_reruns_only_figures_page_and_bundle(rendered):
     edit(rendered / "src" / "fieldnote" / "figures.py")
-    assert planned(rendered) == {"figures": ["ns=original-mage-006"], "bundle": ["ns=original-mage-006"]}
+    assert planned(rendered) == {"figures": ONE, "page": ONE, "bundle": ONE}
 
 
-def test_editing_the_note_code_reruns_only_note_and_bundle(rendered):
+def test_editing_the_note_code_reruns_only_note_page_and_bundle(rendered):
     edit(rendered / "src" / "fieldnote" / "note.py")
-    assert planned(rendered) == {"note": ["ns=original-mage-006"], "bundle": ["ns=original-mage-006"]}
+    assert planned(rendered) == {"note": ONE, "page": ONE, "bundle": ONE}
+
+
+def test_editing_the_note_s_template_reruns_only_note_page_and_bundle(rendered):
+    edit(rendered / "notes" / "field-note-004.md", "{# edited #}\n")
+    assert planned(rendered) == {"note": ONE, "page": ONE, "bundle": ONE}
+
+
+def test_editing_a_template_helper_reruns_only_note_page_and_bundle(rendered):
+    edit(rendered / "src" / "fieldnote" / "authored.py")
+    assert planned(rendered) == {"note": ONE, "page": ONE, "bundle": ONE}
+
+
+def test_editing_the_quotations_reruns_the_quoted_table_and_the_note(rendered):
+    edit(rendered / "notes" / "quoted" / "field-note-004.yaml")
+    assert planned(rendered) == {"quoted": ONE, "note": ONE, "page": ONE, "bundle": ONE}
 
 
 def test_editing_a_display_name_reruns_the_note_and_the_figures(rendered):
@@ -68,8 +86,7 @@ def test_editing_a_display_name_reruns_the_note_and_the_figures(rendered):
     them in note.py used to leave the figures as they were)."""
     path = rendered / "src" / "fieldnote" / "vocabulary.py"
     path.write_text(path.read_text().replace('"Triton", "#DD8452"', '"Triton (OpenAI)", "#DD8452"'))
-    assert planned(rendered) == {"note": ["ns=original-mage-006"], "figures": ["ns=original-mage-006"],
-                                 "bundle": ["ns=original-mage-006"]}
+    assert planned(rendered) == {"note": ONE, "figures": ONE, "page": ONE, "bundle": ONE}
 
 
 def test_editing_a_variant_s_design_text_reruns_the_note(rendered):

@@ -28,7 +28,7 @@ from .errors import PipelineError
 from .evidence import parse_manifest
 from .io import write_bytes, write_json
 
-SOURCES = ("Snakefile", "pyproject.toml", "config", "workflow", "kernels", "src/fieldnote", "envs", "profiles")
+SOURCES = ("Snakefile", "pyproject.toml", "config", "workflow", "kernels", "src/fieldnote", "envs", "profiles", "notes")
 FORMAT = 1  # INDEX.json's layout; a cached verification is valid for one format only
 INDEX = "INDEX.json"
 # Limits, checked before a byte of a member is read. The largest shipped archive (h200-001) holds 181 members,

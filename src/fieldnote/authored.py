@@ -298,6 +298,21 @@ class Evidence:
         text = fmt(value) if callable(fmt) else fmt.format(value)
         return number(value, text, f"{self.namespace}: {title} of {op}")
 
+    def largest(self, op: str, impl: str | None = None, what: str = "kernel_us") -> Number | str:
+        """An implementation at the op's largest sweep point (the most bytes): its kernel_us, achieved_gbs,
+        achieved_tflops or fraction_of_roof, as the sweep table shows it; `shape` gives the point itself."""
+        table = self._table("sweep", None)
+        points = tables_of.largest_points(table, op)
+        if what == "shape":
+            return str(points["shape"].iloc[0])
+        rows = points[points["implementation"] == (impl or self.mine())]
+        if rows.empty or pd.isna(rows[what].iloc[0]):
+            raise PipelineError(f"sweep of {self.namespace}: no {what} for {op} / {impl or self.mine()}")
+        value = rows[what].iloc[0]
+        text = {"kernel_us": us, "achieved_gbs": "{:.0f}".format, "achieved_tflops": "{:.1f}".format,
+                "fraction_of_roof": "{:.0%}".format}[what](value)
+        return number(value, text, self._name(op, impl, None, f"{what} at the largest sweep point"))
+
     def environment_value(self, key: str) -> str:
         if key not in self.environment:
             raise PipelineError(f"environment.json of {self.namespace}: no key {key!r}")
@@ -374,7 +389,7 @@ def render(template: Path, evidence: Evidence, generated: dict, figures: dict[st
         return tables_of.place_figure(name, caption or figures[name])
 
     helpers = {name: getattr(evidence, name) for name in (
-        "kernel", "span", "launches", "band", "count", "resource", "error", "tolerance", "counter", "quoted",
+        "kernel", "span", "launches", "band", "count", "resource", "error", "tolerance", "counter", "quoted", "largest",
         "ratio", "movement", "gap", "mine")}
     helpers.update(env_value=evidence.environment_value, spread=spread, listed=listed, table=table, figure=figure,
                    claim=claims.claim, verdict=claims.verdict, namespace=evidence.namespace, op_title=OPS,

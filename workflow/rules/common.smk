@@ -163,8 +163,15 @@ def built_tables(ns):
 
 def bundle_tables(ns):
     measured = ("checks", *built_tables(ns), "spans", "gpu_state", "kernels", "capture_summary", "summary", "claims")
-    imported = ("spans", "checks", "kernels", *(("quoted",) if has_quoted(ns) else ()), "capture_summary", "summary",
-                "claims")
+    imported = (
+        "spans",
+        "checks",
+        "kernels",
+        *(("quoted",) if has_quoted(ns) else ()),
+        "capture_summary",
+        "summary",
+        "claims",
+    )
     if NAMESPACES[ns].replay:
         names = list(dict.fromkeys([*ARCHIVES[ns].tables(), "claims"]))
     elif NAMESPACES[ns].imported:

@@ -1,0 +1,83 @@
+"""Authored notes (authored.py): the numeral rule, claims judged against the noise, and the errors a template
+author sees, each one line naming file, line and value."""
+from pathlib import Path
+
+import pandas as pd
+import pytest
+
+from fieldnote.authored import Evidence, Number, judge, render, typed_numerals
+from fieldnote.errors import PipelineError
+
+
+@pytest.mark.parametrize("text", ["sm_90 and sm_89", "mage-006", "3xTF32", "128-bit loads", "an H200", "PR #42",
+                                  "`cp_async_wait_group(1)`", "float4", "issue #54", "x86_64"])
+def test_identifiers_with_digits_pass(text):
+    assert typed_numerals(text) == []
+
+
+@pytest.mark.parametrize("text, number", [("about 69 µs", "69"), ("4 x 4 tiles", "4"), ("1e-7 error", "1e-7"),
+                                          ("a 1024x768 shape", "1024x768"), ("a 7–10% gap", "7"),
+                                          ("68.62.", "68.62")])
+def test_a_typed_number_is_found(text, number):
+    assert typed_numerals(text)[0] == number
+
+
+def point(value, low=None, high=None, source="x"):
+    return Number(value, f"{value:.2f}", source, low, high)
+
+
+def test_judging_needs_the_intervals_apart():
+    assert judge(point(1.0, 0.9, 1.1), point(2.0, 1.9, 2.1))[0] == "below"
+    assert judge(point(2.0, 1.9, 2.1), point(1.0, 0.9, 1.1))[0] == "above"
+    verdict, margin = judge(point(1.0, 0.9, 1.5), point(1.2, 1.1, 1.3))
+    assert verdict == "not distinguishable" and margin < 0
+
+
+def summary():
+    return pd.DataFrame({"op": ["layernorm", "layernorm"], "implementation": ["cuda", "triton"],
+                         "kernel_us": [6.22, 5.47], "kernel_low_us": [6.20, 5.44], "kernel_high_us": [6.27, 5.52],
+                         "span_mean_us": [37.45, 44.88], "launches": [1, 1]})
+
+
+def render_text(tmp_path: Path, text: str):
+    template = tmp_path / "note.md"
+    template.write_text(text)
+    evidence = Evidence("demo", {"summary": summary()}, {"gpu": "NVIDIA H200"}, {}, {})
+    return render(template, evidence, {"kernel": "| table |"}, {})
+
+
+def test_a_template_renders_numbers_from_the_evidence_and_records_its_claims(tmp_path):
+    rendered = render_text(tmp_path, 'Ours {{ kernel("layernorm") }} µs, Triton {{ kernel("layernorm", "triton") }}'
+                           ' µs.\n{{ claim("behind Triton", kernel("layernorm"), ">", kernel("layernorm", "triton"))'
+                           ' }}\n{{ table("kernel") }}\n')
+    assert rendered.text.startswith("Ours 6.22 µs, Triton 5.47 µs.")
+    row = rendered.claims.iloc[0]
+    assert (row["claim"], row["verdict"], row["line"], bool(row["holds"])) == ("behind Triton", "above", 2, True)
+    assert row["margin"] == pytest.approx(6.20 - 5.52)
+
+
+def test_a_false_claim_stops_the_note_naming_file_line_claim_and_values(tmp_path):
+    with pytest.raises(PipelineError) as e:
+        render_text(tmp_path, 'line one\n\n{{ claim("ahead of Triton", kernel("layernorm"), "<", '
+                    'kernel("layernorm", "triton")) }}\n')
+    message = str(e.value)
+    assert message.startswith(f"{tmp_path / 'note.md'}: line 3: claim 'ahead of Triton' is false: ")
+    assert "= 6.22 [6.2, 6.27] is above" in message and "= 5.47 [5.44, 5.52], not below" in message
+
+
+def test_a_branch_words_both_outcomes(tmp_path):
+    text = ('{% set v = verdict("vs triton", kernel("layernorm"), kernel("layernorm", "triton")) %}'
+            '{% if v == "above" %}behind{% else %}not behind{% endif %}\n')
+    assert render_text(tmp_path, text).text == "behind"
+
+
+def test_a_typed_number_in_the_template_is_refused(tmp_path):
+    with pytest.raises(PipelineError) as e:
+        render_text(tmp_path, 'Ours {{ kernel("layernorm") }} µs,\nabout 69 µs before.\n')
+    assert str(e.value) == (f"{tmp_path / 'note.md'}: line 2: the number '69' is typed by hand; a number in a note "
+                            "comes from the evidence, through an expression")
+
+
+def test_a_value_the_evidence_lacks_names_the_line(tmp_path):
+    with pytest.raises(PipelineError, match=r"note.md: line 2: summary of demo: no row for gelu / cuda"):
+        render_text(tmp_path, 'fine\n{{ kernel("gelu") }}\n')
