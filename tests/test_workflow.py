@@ -23,7 +23,7 @@ def test_dry_run_plans_every_stage(project: Path):
         "gpu_probe": 1, "check_gpu": 34, "checks": 1, "attempts": 1, "time": 5, "spans": 2, "capture": 5,
         "capture_counters": 5, "kernels": 1, "counters": 1, "capture_summary": 1, "summary": 5,
         "sweep_check": 5, "sweep_capture": 5, "sweep_collect": 2, "sweep": 1,
-        **{f"replay_unpack_mage_00{i}": 1 for i in (1, 2, 3, 6)}, "note": 1, "figures": 1, "bundle": 1}
+        **{f"replay_unpack_mage_00{i}": 1 for i in (1, 2, 3, 6)}, "note": 1, "page": 1, "figures": 1, "bundle": 1}
 
 
 def planned_gpu_jobs(stdout: str) -> list[tuple[str, int, int]]:
