@@ -10,7 +10,7 @@ from pathlib import Path
 
 import pandas as pd
 import pytest
-from conftest import SEED_EVIDENCE, resolved_config, snakemake
+from conftest import SEED_EVIDENCE, import_from_seed, resolved_config, snakemake
 
 from fieldnote.archive import Archive, pack
 from fieldnote.bundle import manifest
@@ -69,7 +69,7 @@ def test_not_an_archive_is_one_clear_error(tmp_path):
 @pytest.mark.skipif(not (SEED_EVIDENCE / "mage-006").exists(), reason="../shared/seed-evidence absent")
 def test_replay_rebuilds_the_bundle_identically_then_does_nothing(project: Path, tmp_path):
     for other in (project / "config" / "namespaces").glob("original-*.yaml"):
-        other.write_text(other.read_text().replace("../shared/seed-evidence", str(SEED_EVIDENCE)))
+        import_from_seed(other)
     path = project / "config" / "namespaces" / "original-mage-006.yaml"
     made = snakemake(project, "--cores", "1", "results/original-mage-006.tar.gz")
     assert made.returncode == 0, made.stderr
@@ -120,7 +120,7 @@ def test_loading_a_bundle_names_the_failing_table_and_row(tmp_path):
 @pytest.mark.skipif(not (SEED_EVIDENCE / "mage-006").exists(), reason="../shared/seed-evidence absent")
 def test_an_archived_namespace_is_rebuilt_from_its_archive_and_never_measured(project: Path, tmp_path):
     for other in (project / "config" / "namespaces").glob("original-*.yaml"):
-        other.write_text(other.read_text().replace("../shared/seed-evidence", str(SEED_EVIDENCE)))
+        import_from_seed(other)
     assert snakemake(project, "--cores", "1", "results/original-mage-006.tar.gz").returncode == 0
     archive = tmp_path / "original-mage-006.tar.gz"
     archive.write_bytes((project / "results" / "original-mage-006.tar.gz").read_bytes())

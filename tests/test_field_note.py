@@ -7,7 +7,7 @@ from pathlib import Path
 
 import pandas as pd
 import pytest
-from conftest import ROOT, SEED_EVIDENCE, copy_project, snakemake
+from conftest import ROOT, SEED_EVIDENCE, copy_project, import_from_seed, snakemake
 
 SEED_NOTE = ROOT.parent / "shared" / "seed" / "field-note-004.txt"
 pytestmark = [pytest.mark.slow,
@@ -25,7 +25,7 @@ NOT_CARRIED = {
 def bundle(tmp_path_factory) -> Path:
     project = copy_project(tmp_path_factory.mktemp("field-note"))
     for path in (project / "config" / "namespaces").glob("original-*.yaml"):
-        path.write_text(path.read_text().replace("../shared/seed-evidence", str(SEED_EVIDENCE)))
+        import_from_seed(path)
     run = snakemake(project, "--cores", "2", "results/original-mage-006")
     assert run.returncode == 0, run.stderr
     return project / "results" / "original-mage-006"

@@ -32,7 +32,7 @@ def test_measured_note_has_every_supported_table_with_two_decimals():
                     "## Kernel launches per iteration", "## The hand-written kernels as ptxas built them",
                     "## The Triton kernels, compiled offline for sm_90 and censused"):
         assert heading in text
-    assert "| LayerNorm | `layernorm_row_kernel` | 4 | 32 | 16 | 24 / 0 | 0 | 8 / 0 | 5 |" in text
+    assert "| LayerNorm | `layernorm_row_kernel` | sm_90 | 4 | 32 | 16 | 24 / 0 | 0 | 8 / 0 | 5 |" in text
     assert "| `matmul_cpasync_2buf_64x64` | 79 | 0 / 0 | 33792 | 1 |" in text
 
 

@@ -3,7 +3,7 @@ from pathlib import Path
 
 import pandas as pd
 import pytest
-from conftest import SEED_EVIDENCE, snakemake
+from conftest import SEED_EVIDENCE, import_from_seed, snakemake
 
 from fieldnote import note, original
 from fieldnote.capture.summary import summarize
@@ -69,7 +69,7 @@ def test_a_missing_evidence_folder_is_one_clear_error(tmp_path):
 
 def point_at_seed_evidence(project: Path) -> None:
     for path in (project / "config" / "namespaces").glob("original-*.yaml"):
-        path.write_text(path.read_text().replace("../shared/seed-evidence", str(SEED_EVIDENCE)))
+        import_from_seed(path)
 
 
 @pytest.mark.slow
@@ -96,7 +96,8 @@ def test_original_namespace_renders_without_a_gpu(project: Path):
 
 def test_original_namespace_without_its_folder_stops_with_one_message(project: Path):
     path = project / "config" / "namespaces" / "original-mage-003.yaml"
-    path.write_text(path.read_text().replace("../shared/seed-evidence/mage-003", "/nonexistent/mage-003"))
+    import_from_seed(path)  # imported, not replayed from its shipped archive
+    path.write_text(path.read_text().replace(str(SEED_EVIDENCE / "mage-003"), "/nonexistent/mage-003"))
     run = snakemake(project, "--cores", "1", "results/original-mage-003")
     assert run.returncode != 0 and "Traceback" not in run.stderr
     assert "fieldnote: /nonexistent/mage-003: the original evidence is not there" in run.stderr

@@ -4,7 +4,7 @@ import shutil
 from pathlib import Path
 
 import pytest
-from conftest import SEED_EVIDENCE, SMALL, copy_project, measured_mage_006, snakemake
+from conftest import SEED_EVIDENCE, SMALL, copy_project, import_from_seed, measured_mage_006, snakemake
 from test_workflow import job_counts
 
 from fieldnote.bundle import manifest
@@ -17,7 +17,7 @@ pytestmark = [pytest.mark.slow,  # the workflow end to end
 def rendered_once(tmp_path_factory) -> Path:
     project = copy_project(tmp_path_factory.mktemp("rendered"))
     for path in (project / "config" / "namespaces").glob("original-*.yaml"):
-        path.write_text(path.read_text().replace("../shared/seed-evidence", str(SEED_EVIDENCE)))
+        import_from_seed(path)
     run = snakemake(project, "--cores", "2", "results/original-mage-006")
     assert run.returncode == 0, run.stderr
     return project

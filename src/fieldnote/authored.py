@@ -313,6 +313,17 @@ class Evidence:
                 "fraction_of_roof": "{:.0%}".format}[what](value)
         return number(value, text, self._name(op, impl, None, f"{what} at the largest sweep point"))
 
+    def census_value(self, op: str, column: str, arch: str | None = None) -> Number | str:
+        """A column of the census of an op's Triton kernel (the first arch, or `arch`)."""
+        census = self._table("census", None)
+        rows = census[(census["op"] == op) & ((census["arch"] == arch) if arch else True)]
+        if rows.empty:
+            raise PipelineError(f"census of {self.namespace}: no row for {op} at {arch or 'any arch'}")
+        value = rows[column].iloc[0]
+        if isinstance(value, str):
+            return value
+        return number(value, str(int(value)), f"{self.namespace}: census {column} of {op}")
+
     def environment_value(self, key: str) -> str:
         if key not in self.environment:
             raise PipelineError(f"environment.json of {self.namespace}: no key {key!r}")
@@ -390,7 +401,7 @@ def render(template: Path, evidence: Evidence, generated: dict, figures: dict[st
 
     helpers = {name: getattr(evidence, name) for name in (
         "kernel", "span", "launches", "band", "count", "resource", "error", "tolerance", "counter", "quoted", "largest",
-        "ratio", "movement", "gap", "mine")}
+        "census_value", "ratio", "movement", "gap", "mine")}
     helpers.update(env_value=evidence.environment_value, spread=spread, listed=listed, table=table, figure=figure,
                    claim=claims.claim, verdict=claims.verdict, namespace=evidence.namespace, op_title=OPS,
                    impl_title=IMPLEMENTATIONS, config=evidence.config, has=lambda name: name in evidence.tables,

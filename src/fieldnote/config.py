@@ -43,6 +43,8 @@ class Namespace:
     progression: dict | None = None
     drift: dict | None = None
     attempts: tuple[dict, ...] = ()
+    predictions: tuple[dict, ...] = ()  # what each variant was predicted to take, before it was measured
+    census: tuple[str, ...] | None = None  # the archs the Triton kernels are censused for (None: the build's arch)
     sweep: dict | None = None
     roofline: dict | None = None
     targets: dict | None = None
@@ -91,7 +93,9 @@ class Namespace:
         """A namespace as an archive's config.resolved.json recorded it (replay needs no config file); validate
         it first (`validate_resolved`)."""
         return cls(**{**data, "implementations": tuple(data["implementations"]),
-                      "attempts": tuple(data.get("attempts", ())), **provenance})
+                      "attempts": tuple(data.get("attempts", ())),
+                      "predictions": tuple(data.get("predictions", ())),
+                      "census": tuple(data["census"]) if data.get("census") else None, **provenance})
 
 
 PROVENANCE = ("archived", "archived_sha256", "replay", "replay_sha256", "replay_pinned", "stated")  # not the config
@@ -300,6 +304,8 @@ def resolve(name: str, path: Path, defaults: dict) -> Namespace:
         progression=data.get("progression"),
         drift=data.get("drift"),
         attempts=attempts,
+        predictions=tuple(data.get("predictions", ())),
+        census=tuple(data["census"]) if "census" in data else None,
         sweep=data.get("sweep"),
         roofline={**defaults["roofline"], **data.get("roofline", {})},
         targets=data.get("targets"),
@@ -312,7 +318,7 @@ def resolve(name: str, path: Path, defaults: dict) -> Namespace:
 
 # The reading of the evidence, not the measurement: the rest of an archived namespace's file is what its archive fixed.
 # The prose too: a description, or what changed at a stage, may be reworded after the measurement.
-READ_WHEN_ARCHIVED = ("archived", "targets", "note", "description", "progression.changes")
+READ_WHEN_ARCHIVED = ("archived", "targets", "note", "description", "progression.changes", "predictions")
 
 
 def reading(stated: dict) -> dict:
@@ -330,7 +336,8 @@ def reading(stated: dict) -> dict:
 
 def read_when_archived(resolved: dict, declared: Namespace) -> dict:
     """An archive's recorded namespace with the reading its namespace file states (READ_WHEN_ARCHIVED)."""
-    resolved.update(targets=declared.targets, note=declared.note, description=declared.description)
+    resolved.update(targets=declared.targets, note=declared.note, description=declared.description,
+                    predictions=list(declared.predictions))
     if resolved.get("progression") and declared.progression:
         resolved["progression"]["changes"] = declared.progression.get("changes", {})
     return resolved

@@ -54,7 +54,8 @@ def launches(summary: pd.DataFrame, namespace: str):
         rows = summary[summary["implementation"] == impl].set_index("op")
         ax.bar([x + k * width for x in range(len(ops))], [rows["launches"].get(op, 0) for op in ops], width,
                label=IMPLEMENTATIONS[impl], color=COLORS[impl])
-    ax.set_xticks([x + 0.4 - width / 2 for x in range(len(ops))], [OPS[op] for op in ops], fontsize=8)
+    ax.set_xticks([x + 0.4 - width / 2 for x in range(len(ops))], [OPS[op].replace(" ", "\n", 1) for op in ops],
+                  fontsize=8)
     ax.set_ylabel("kernel launches per call")
     ax.set_title(f"{namespace}: launches per iteration (captured launches / iterations)", fontsize=10)
     ax.legend(fontsize=8)
@@ -62,25 +63,28 @@ def launches(summary: pd.DataFrame, namespace: str):
     return fig
 
 
-def progression(stages: pd.DataFrame, ops=("matmul", "layernorm")):
+def progression(stages: pd.DataFrame, ops=("matmul", "layernorm"), namespace: str | None = None):
     """Kernel time of the hand-written kernel at each stage (namespace), one panel per op, with the speed-up
     factor printed between stages. `stages` has columns namespace, op, kernel_us, in stage order."""
-    fig, axes = plt.subplots(1, len(ops), figsize=(5 * len(ops), 3.4), squeeze=False)
+    fig, axes = plt.subplots(1, len(ops), figsize=(5 * len(ops), 3.8), squeeze=False)
     for ax, op in zip(axes[0], ops, strict=True):
         rows = stages[stages["op"] == op].reset_index(drop=True)
         ax.plot(range(len(rows)), rows["kernel_us"], marker="o", color=COLORS["cuda"])
         for i, r in rows.iterrows():
-            ax.annotate(f"{r.kernel_us:.2f}", (i, r.kernel_us), textcoords="offset points", xytext=(0, 6),
-                        ha="center", fontsize=8)
-            if i:
+            ax.annotate(f"{r.kernel_us:.2f}", (i, r.kernel_us), textcoords="offset points", xytext=(0, 7),
+                        ha="center", fontsize=8, bbox={"boxstyle": "round,pad=0.1", "fc": "white", "ec": "none"})
+            if i:  # the step's factor on a band at the foot of the panel, clear of the line and of the values
                 factor = rows.loc[i - 1, "kernel_us"] / r.kernel_us
-                # below the segment's midpoint, clear of the line and of the values above the points
-                ax.annotate(f"×{factor:.2f}", (i - 0.5, (rows.loc[i - 1, "kernel_us"] + r.kernel_us) / 2),
-                            textcoords="offset points", xytext=(0, -14), ha="center", fontsize=8, color="gray")
-        ax.set_xticks(range(len(rows)), rows["namespace"], fontsize=8)
+                ax.annotate(f"×{factor:.2f}", (i - 0.5, 0.04), xycoords=("data", "axes fraction"), ha="center",
+                            fontsize=8, color="gray")
+        ax.set_xticks(range(len(rows)), rows["namespace"], fontsize=8, rotation=20, ha="right")
+        ax.set_xlim(-0.5, len(rows) - 0.5)
         ax.set_ylabel("GPU kernel time (µs)")
         ax.set_title(OPS[op], fontsize=10)
-        ax.set_ylim(0, rows["kernel_us"].max() * 1.2)
+        ax.set_ylim(0, rows["kernel_us"].max() * 1.25)
+    if namespace:
+        fig.suptitle(f"{namespace}: the hand-written kernel at each stage (the factor: that step's speed-up)",
+                     fontsize=10)
     fig.tight_layout()
     return fig
 
@@ -150,7 +154,7 @@ def draw_all(summary: pd.DataFrame, namespace: str, folder: Path) -> list[Path]:
                    summary_values(summary, {"launches": "Launches per iteration"})))
 
 
-def sweep(table: pd.DataFrame, op: str, roofline: dict):
+def sweep(table: pd.DataFrame, op: str, roofline: dict, namespace: str | None = None):
     """Achieved bandwidth (memory-bound ops) or FLOP/s (compute-bound) of every implementation against the
     problem size, under the machine's roof; for memory-bound ops a line marks where the data outgrows L2."""
     rows = table[(table["op"] == op) & table["kernel_us"].notna()]  # points left out have no time to draw
@@ -172,14 +176,21 @@ def sweep(table: pd.DataFrame, op: str, roofline: dict):
     ax.axhline(roof, color="black", linewidth=0.8, linestyle="--")
     ax.annotate(f"roof {roof:g} {'TFLOP/s' if compute else 'GB/s'}", (0.01, roof), xycoords=("axes fraction", "data"),
                 textcoords="offset points", xytext=(0, 3), fontsize=7)
+    above = rows[rows[y] > roof]  # possible only while the data sits in L2: marked, never hidden
+    if not above.empty:
+        ax.scatter(above[x], above[y], s=60, facecolors="none", edgecolors="red", linewidths=1,
+                   label="above the roof (in L2)", zorder=3)
     if not compute:
         ax.axvline(roofline["l2_bytes"], color="gray", linewidth=0.8, linestyle=":")
-        ax.annotate("L2", (roofline["l2_bytes"], 0), textcoords="offset points", xytext=(3, 3), fontsize=7)
+        ax.annotate("L2", (roofline["l2_bytes"], 0.02), xycoords=("data", "axes fraction"), textcoords="offset points",
+                    xytext=(3, 0), fontsize=7)
     ax.set_xscale("log", base=2)
+    ax.set_yscale("log")
     ax.set_xlabel("FLOPs per call" if compute else "least bytes moved per call")
     ax.set_ylabel("achieved TFLOP/s" if compute else "achieved GB/s")
-    ax.set_ylim(0, max(roof, rows[y].max()) * 1.15)  # above the roof is possible while the data sits in L2
-    ax.set_title(f"{OPS[op]}: achieved against the roofline, by size", fontsize=10)
+    ax.set_ylim(rows[y].min() / 1.5, max(roof, rows[y].max()) * 1.5)
+    ax.set_title(f"{namespace + ': ' if namespace else ''}{OPS[op]}, achieved against the roofline by size",
+                 fontsize=10)
     ax.legend(fontsize=7)
     fig.tight_layout()
     return fig

@@ -8,7 +8,7 @@ from .vocabulary import HAND_WRITTEN, IMPLEMENTATIONS, OPS, hand_written, us
 
 
 def ordered(frame: pd.DataFrame) -> pd.DataFrame:
-    return frame.assign(_o=frame["op"].map(list(OPS).index)).sort_values("_o").drop(columns="_o")
+    return frame.assign(_o=frame["op"].map(list(OPS).index)).sort_values("_o", kind="stable").drop(columns="_o")
 
 
 def kernel_and_span(summary: pd.DataFrame) -> pd.DataFrame:
@@ -40,9 +40,9 @@ def resources(kernels: pd.DataFrame) -> pd.DataFrame:
 
 def triton_census(census: pd.DataFrame) -> pd.DataFrame:
     """What the offline compile of each Triton kernel shows (registers, shared memory, loads by width)."""
-    rows = ordered(census.drop_duplicates("op"))
+    rows = ordered(census.drop_duplicates(["op", "arch"]).sort_values("arch", kind="stable"))
     return pd.DataFrame({
-        "Operation": rows["op"].map(OPS), "Kernel": "`" + rows["kernel"] + "`",
+        "Operation": rows["op"].map(OPS), "Kernel": "`" + rows["kernel"] + "`", "Arch": rows["arch"],
         "Warps": rows["num_warps"].astype(str), "Registers": rows["registers"].astype(str),
         "Shared (bytes)": rows["shared_bytes"].astype(str),
         "Global loads (32 / 128-bit)": rows["global_loads_32bit"].astype(str) + " / "
@@ -252,7 +252,8 @@ def markdown(frame: pd.DataFrame) -> str:
 
 
 def generated(namespace: str, tables: dict[str, pd.DataFrame], history: dict | None = None,
-              roofline: tuple[dict, dict] | None = None, targets: dict | None = None) -> dict[str, str]:
+              roofline: tuple[dict, dict] | None = None, targets: dict | None = None,
+              predictions: tuple[dict, ...] = (), variants: dict | None = None) -> dict[str, str]:
     """The note's generated tables (markdown) by name, each where the evidence has it: the default note places
     them all, an authored note (authored.py) places those it names."""
     summary = tables["summary"]
@@ -276,7 +277,38 @@ def generated(namespace: str, tables: dict[str, pd.DataFrame], history: dict | N
                               ("census", "census", triton_census)):
         if table in tables:
             found[name] = view(tables[table])
+    if predictions:
+        found["predictions"] = against_predictions(predictions, variants or {}, summary, tables.get("attempts"))
     return {name: markdown(frame) for name, frame in found.items()}
+
+
+def measured_as(variant: str, metric: str, variants: dict, summary: pd.DataFrame, attempts_table) -> float:
+    """A variant's value in this run: the hand-written implementation's where it is the adopted variant of its
+    op, else its row of the attempts table (measured in the metric that decided it)."""
+    from .measurements import METRICS
+
+    for op, adopted in variants.items():
+        if adopted == variant:
+            rows = summary[(summary["op"] == op) & (summary["implementation"] == hand_written(summary))]
+            return float(rows[METRICS[metric]].iloc[0]) if not rows.empty else float("nan")
+    if attempts_table is not None:
+        rows = attempts_table[(attempts_table["attempt"] == variant) & (attempts_table["metric"] == metric)]
+        if not rows.empty:
+            return float(rows["value_us"].iloc[0])
+    return float("nan")
+
+
+def against_predictions(predictions, variants: dict, summary: pd.DataFrame, attempts_table) -> pd.DataFrame:
+    """Each declared prediction beside what this run measured, and whether it held."""
+    rows = []
+    for p in predictions:
+        value = measured_as(p["variant"], p["metric"], variants, summary, attempts_table)
+        held = (NOT_MEASURED if pd.isna(value) else "held" if p["low_us"] <= round(value, 2) <= p["high_us"]
+                else "faster than predicted" if value < p["low_us"] else "slower than predicted")
+        rows.append({"Variant": f"`{p['variant']}`", "Metric": METRICS[p["metric"]],
+                     "Predicted (µs)": f"{us(p['low_us'])}–{us(p['high_us'])}", "Measured (µs)": us(value),
+                     "Outcome": held, "Predicted in": f"{p['source']}, {p['made']}"})
+    return pd.DataFrame(rows)
 
 
 def render(namespace: str, description: str, environment: dict, tables: dict[str, pd.DataFrame],
@@ -339,7 +371,7 @@ def render(namespace: str, description: str, environment: dict, tables: dict[str
     if "ptxas" in made:
         sections += ["## The hand-written kernels as ptxas built them", made["ptxas"]]
     if "census" in tables:
-        arch = tables["census"]["arch"].iloc[0]
+        arch = " and ".join(dict.fromkeys(tables["census"]["arch"]))
         sections += [f"## The Triton kernels, compiled offline for {arch} and censused", made["census"]]
     if figures:
         sections += ["## Figures", *(place_figure(name, caption) for name, caption in figures.items())]

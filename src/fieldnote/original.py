@@ -111,4 +111,11 @@ def load(folder: str | Path) -> dict:
                             f"comparison-profiles.json are ({type(e).__name__}: {e})") from None
     for name, frame in tables.items():
         check_plausible(f"{folder}: {name}", frame)
-    return {**tables, "environment": environment(results)}
+    return {**tables, "environment": {**environment(results), "source_files": source_files(Path(folder))}}
+
+
+def source_files(folder: Path) -> dict[str, str]:
+    """The provenance of the import: each published file's name and SHA-256."""
+    import hashlib
+
+    return {name: hashlib.sha256((folder / name).read_bytes()).hexdigest() for name in FILES}

@@ -52,7 +52,9 @@ rule resources:
 rule census:
     input:
         code=code_of("collect_reports"),
-        reports=lambda w: expand("work/build/{arch}/triton/{op}.json", arch=ns_of(w).arch, op=ns_of(w).ops),
+        reports=lambda w: expand(
+            "work/build/{arch}/triton/{op}.json", arch=ns_of(w).census or [ns_of(w).arch], op=ns_of(w).ops
+        ),
     output:
         "work/{ns}/census.parquet",
     log:

@@ -153,8 +153,8 @@ def environment_file(ns):
 def built_tables(ns):
     """The build's tables a namespace has: resources where it runs hand-written kernels, the census where Triton."""
     n = NAMESPACES[ns]
-    if n.imported:
-        return ()
+    if n.imported:  # the original's kernels are not here; our Triton kernels are censused where it asks
+        return ("census",) if n.census else ()
     if n.replay:
         return tuple(t for t in ("resources", "census") if t in ARCHIVES[ns].tables())
     cuda = any(s["variant"] for op in n.ops for s in n.subjects(op).values())
@@ -168,6 +168,7 @@ def bundle_tables(ns):
         "checks",
         "kernels",
         *(("quoted",) if has_quoted(ns) else ()),
+        *built_tables(ns),
         "capture_summary",
         "summary",
         "claims",
@@ -218,8 +219,8 @@ def published_config(ns):
         return n.to_dict()
     recorded = set(ARCHIVES[ns].resolved())
     resolved = read_when_archived(ARCHIVES[ns].resolved(), n)
-    for key in ("targets", "note"):  # absent from older archives, and stays absent where the file states none
-        if resolved[key] is None and key not in recorded:
+    for key in ("targets", "note", "predictions"):  # absent from older archives, and absent where none is stated
+        if resolved[key] in (None, []) and key not in recorded:
             del resolved[key]
     return resolved
 

@@ -40,7 +40,8 @@ def main(snakemake):
     refuse_typed_prose(p)
     views = history(snakemake)
     try:
-        made = note.generated(snakemake.wildcards.ns, tables, views, roofline, p.targets)
+        made = note.generated(snakemake.wildcards.ns, tables, views, roofline, p.targets,
+                              tuple((p.config or {}).get("predictions") or ()), (p.config or {}).get("variants"))
         if p.template:
             past = {Path(name).name.removesuffix(".parquet"): pd.read_parquet(path)
                     for name, path in zip(p.history, i.history, strict=True)}
