@@ -86,7 +86,7 @@ def test_replay_rebuilds_the_bundle_identically_then_does_nothing(project: Path,
     rebuilt = project / "results" / "original-mage-006"
     differ = {line.split("  ")[1] for line in set(published.splitlines())
               ^ set((rebuilt / "evidence" / "MANIFEST.sha256").read_text().splitlines())}
-    assert differ == {"note.md", "evidence/provenance.json"}
+    assert differ == {"note.md", "note.html", "evidence/provenance.json"}
     digest = hashlib.sha256(archive.read_bytes()).hexdigest()
     assert f"**Unverified archive.** This note is rebuilt from original-mage-006.tar.gz (SHA-256 `{digest}`)" in (
         rebuilt / "note.md").read_text()

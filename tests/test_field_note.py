@@ -15,10 +15,7 @@ pytestmark = [pytest.mark.slow,
                                  reason="../shared/seed absent")]
 ARTIFACTS = ROOT / "work" / "test-artifacts"
 # The seed's numbers the rendered note does not print, each with why: none is a measurement left out.
-NOT_CARRIED = {
-    "004": "the note's own number, not a measurement",
-    "0": "from 0.0%: the drift of the neighbor aggregation, printed signed (+0.0%)",
-}
+NOT_CARRIED = {"004": "the note's own number, not a measurement"}
 
 
 @pytest.fixture(scope="module")
@@ -52,7 +49,7 @@ def test_the_note_carries_every_measured_number_of_the_seed(bundle):
     shown = set(re.findall(r"\d+(?:\.\d+)?", (bundle / "note.md").read_text().replace("†", "")))
     numbers = seed_numbers()
     missing = [n for n in numbers if not carried(n, shown)]
-    assert len(numbers) > 100 and missing == list(NOT_CARRIED), missing
+    assert len(numbers) > 100 and set(missing) <= set(NOT_CARRIED), missing
 
 
 def test_the_quoted_values_are_marked_and_declared_with_their_provenance(bundle):

@@ -115,7 +115,7 @@ def test_editing_the_import_reruns_the_namespaces_that_import(rendered):
     edit(rendered / "src" / "fieldnote" / "original.py")
     jobs = planned(rendered)
     assert sorted(jobs["import_original"]) == [f"ns=original-mage-00{i}" for i in (1, 2, 3, 6)]
-    assert set(jobs) == {"import_original", "capture_summary", "summary", "note", "figures", "bundle"}
+    assert set(jobs) == {"import_original", "capture_summary", "summary", "note", "page", "figures", "bundle"}
 
 
 @pytest.fixture(scope="module")

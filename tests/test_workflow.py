@@ -20,7 +20,8 @@ def test_dry_run_plans_every_stage(project: Path):
     assert run.returncode == 0, run.stderr
     assert job_counts(run.stdout) == {
         "inputs": 5, "build_cuda": 19, "build_triton": 5, "resources": 1, "census": 1, "check_cpu": 10,
-        "gpu_probe": 1, "check_gpu": 34, "checks": 1, "attempts": 1, "time": 5, "spans": 2, "capture": 5,
+        "gpu_probe": 1, "check_gpu": 34, "sanitize": 19, "sanitizer": 1, "checks": 1, "attempts": 1, "time": 5,
+        "spans": 2, "capture": 5,
         "capture_counters": 5, "kernels": 1, "counters": 1, "capture_summary": 1, "summary": 5,
         "sweep_check": 5, "sweep_capture": 5, "sweep_collect": 2, "sweep": 1,
         **{f"replay_unpack_mage_00{i}": 1 for i in (1, 2, 3, 6)}, "note": 1, "page": 1, "figures": 1, "bundle": 1}
@@ -78,6 +79,6 @@ def test_without_a_gpu_the_cpu_stages_run_then_one_message(project: Path):
     assert len(list((work / "check" / "cpu").rglob("*.parquet"))) == 10
     assert not (work / "check" / "gpu").exists() and not (project / "results" / "mage-006").exists()
     again = snakemake(project, "-n", "--cores", "1", "results/mage-006")
-    assert set(job_counts(again.stdout)) == {"gpu_probe", "check_gpu", "checks", "time", "spans", "capture",
-                                             "capture_counters", "summary", "attempts", "note", "figures",
-                                             "kernels", "counters", "capture_summary", "bundle"}
+    assert set(job_counts(again.stdout)) == {"gpu_probe", "check_gpu", "checks", "sanitize", "sanitizer", "time",
+                                             "spans", "capture", "capture_counters", "summary", "attempts", "note",
+                                             "page", "figures", "kernels", "counters", "capture_summary", "bundle"}

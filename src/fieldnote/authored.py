@@ -15,7 +15,7 @@ import pandas as pd
 
 from . import note as tables_of
 from .errors import PipelineError
-from .vocabulary import HAND_WRITTEN, IMPLEMENTATIONS, OPS, hand_written, us
+from .vocabulary import HAND_WRITTEN, IMPLEMENTATIONS, MEASURED, OPS, hand_written, us
 
 # --- numbers ---------------------------------------------------------------------------------------------------
 
@@ -88,12 +88,14 @@ def judge(left: Number, right: Number) -> tuple[str, float]:
 class Claims:
     """Every claim and every branch a note's template judged, in order: the `claims` evidence table."""
 
-    template: str
+    template: str  # the file rendered, whose lines the claims are on
+    name: str = ""  # how the namespace names it, recorded in the table
     rows: list[dict] = field(default_factory=list)
 
     def record(self, kind: str, text: str, left: Number, relation: str, right: Number) -> str:
         verdict, margin = judge(left, right)
-        self.rows.append({"file": self.template, "line": template_line(self.template), "kind": kind, "claim": text,
+        self.rows.append({"file": self.name or self.template, "line": template_line(self.template), "kind": kind,
+                          "claim": text,
                           "left": left.source, "left_value": left.value, "left_low": left.interval[0],
                           "left_high": left.interval[1], "relation": relation, "right": right.source,
                           "right_value": right.value, "right_low": right.interval[0],
@@ -375,15 +377,17 @@ class Rendered:
     claims: pd.DataFrame
 
 
-def render(template: Path, evidence: Evidence, generated: dict, figures: dict[str, str]) -> Rendered:
+def render(template: Path, evidence: Evidence, generated: dict, figures: dict[str, str],
+           name: str | None = None) -> Rendered:
     """`generated`: the note's generated tables and sections by name (markdown); `figures`: each figure's
-    caption by name. The template's numerals are checked before it renders."""
+    caption by name; `name`: the template as the namespace names it (a replay may read the archive's copy), which
+    the claims table records. The template's numerals are checked before it renders."""
     template = Path(template)
     env = environment(template.parent)
     env.filters["kernel_of"] = lambda ns, op, impl=None: evidence.kernel(op, impl, ns)  # stages | map(...)
     source = template.read_text()
     refuse_typed_in_template(source, str(template), env)
-    claims = Claims(str(template))
+    claims = Claims(str(template), name or str(template))
     placed = []
 
     def table(name: str) -> str:
@@ -402,6 +406,10 @@ def render(template: Path, evidence: Evidence, generated: dict, figures: dict[st
     helpers = {name: getattr(evidence, name) for name in (
         "kernel", "span", "launches", "band", "count", "resource", "error", "tolerance", "counter", "quoted", "largest",
         "census_value", "ratio", "movement", "gap", "mine")}
+    summary = evidence.tables["summary"]
+    helpers.update(verification=lambda: tables_of.verification(
+        evidence.tables["spans"], imported=not set(summary["implementation"]) <= set(MEASURED)),
+        sanitizer=lambda: tables_of.sanitizer_summary(evidence.tables["sanitizer"]))
     helpers.update(env_value=evidence.environment_value, spread=spread, listed=listed, table=table, figure=figure,
                    claim=claims.claim, verdict=claims.verdict, namespace=evidence.namespace, op_title=OPS,
                    impl_title=IMPLEMENTATIONS, config=evidence.config, has=lambda name: name in evidence.tables,
@@ -415,6 +423,9 @@ def render(template: Path, evidence: Evidence, generated: dict, figures: dict[st
         if str(e).startswith(f"{template}:"):
             raise
         raise PipelineError(f"{template}: line {template_line_of_error(e, str(template))}: {e}") from None
+    except (TypeError, ValueError, KeyError, IndexError, AttributeError, ZeroDivisionError) as e:  # the template's
+        raise PipelineError(f"{template}: line {template_line_of_error(e, str(template))}: {type(e).__name__}: "
+                            f"{e}") from None
     missing = [name for name in figures if name not in placed]
     if missing:
         raise PipelineError(f"{template}: places no figure {missing[0]!r}: every figure of the namespace has its "
@@ -450,20 +461,3 @@ def template_line_of_error(error: Exception, template: str) -> int | None:
         tb = tb.tb_next
     return line
 
-
-def quoted_table(path: Path) -> pd.DataFrame:
-    """The declared quotations of a namespace (values another document states that no table here holds), one row
-    per value, each with what it is and where it comes from: the `quoted` evidence table."""
-    import yaml
-
-    data = yaml.safe_load(Path(path).read_text())
-    source = data.get("source", {})
-    where = f"{source.get('title', path)} ({source.get('file', '?')}, SHA-256 {source.get('sha256', '?')})"
-    rows = []
-    for key, q in data.get("quotations", {}).items():
-        values = q["values"] if isinstance(q["values"], list) else [q["values"]]
-        for position, value in enumerate(values):
-            rows.append({"key": key, "position": position, "value": float(value), "decimals": int(q["decimals"]),
-                         "unit": q.get("unit", ""), "says": " ".join(q["says"].split()),
-                         "provenance": f"{where}: {' '.join(q['says'].split())}"})
-    return pd.DataFrame(rows, columns=["key", "position", "value", "decimals", "unit", "says", "provenance"])

@@ -4,7 +4,7 @@ from __future__ import annotations
 
 import pandas as pd
 
-from .vocabulary import HAND_WRITTEN, IMPLEMENTATIONS, OPS, hand_written, us
+from .vocabulary import HAND_WRITTEN, IMPLEMENTATIONS, MEASURED, OPS, hand_written, us
 
 
 def ordered(frame: pd.DataFrame) -> pd.DataFrame:
@@ -376,8 +376,30 @@ def render(namespace: str, description: str, environment: dict, tables: dict[str
     if figures:
         sections += ["## Figures", *(place_figure(name, caption) for name, caption in figures.items())]
     if "checks" in tables:
-        sections += ["## Correctness", correctness(tables["checks"])]
+        sections += ["## Correctness", correctness(tables["checks"]),
+                     verification(spans, imported=not set(summary["implementation"]) <= set(MEASURED))]
+    if "sanitizer" in tables:
+        sections += [sanitizer_summary(tables["sanitizer"])]
     return "\n\n".join(s for s in sections if s) + "\n"
+
+
+def verification(spans: pd.DataFrame, imported: bool = False) -> str:
+    """What was verified of the timed calls (docs/integrity.md), as the spans table records it."""
+    if imported:
+        return ("These measurements are imported: the original project checked its kernels before timing them, and "
+                "nothing here verified what its timed calls computed.")
+    if "verified" in spans and spans["verified"].astype(bool).all():
+        return (f"Every timed call ({len(spans)} spans and replays, and every captured call) was verified: its output "
+                "poisoned before it and compared with a float64 reference after it, outside the timed window, on "
+                "two input sets in alternation, and the inputs checksummed after the measurement.")
+    return ("These measurements predate the verification of timed calls: the gate checked every subject before it "
+            "was timed, but what the timed calls computed was not compared.")
+
+
+def sanitizer_summary(table: pd.DataFrame) -> str:
+    tools = ", ".join(dict.fromkeys(table["tool"]))
+    return (f"compute-sanitizer ({tools}) ran over {table['variant'].nunique()} hand-written variants at "
+            f"{len(table)} (variant, tool, shape) cases before timing; {int(table['errors'].sum())} errors.")
 
 
 def correctness(checks: pd.DataFrame) -> str:

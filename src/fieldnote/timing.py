@@ -11,6 +11,7 @@ import time
 from collections.abc import Callable
 
 from .progress import log as progress
+from .verified import prime, verifies, verify
 
 
 class HostClock:
@@ -68,13 +69,22 @@ def spans(calls: dict[str, Callable[[], object]], rounds: int, iterations: int, 
                 fn()
             clock.sync()
             block = [{"implementation": impl, "mode": "eager", "round": r, "position": position, "iteration": i,
-                      "span_us": clock.time_us(fn)} for i in range(iterations)]
+                      "span_us": timed(fn, clock, r * iterations + i), "verified": verifies(fn)}
+                     for i in range(iterations)]
             reading = state()
             for row in block:
                 row["sm_clock_mhz"] = reading.get("sm_clock_mhz")
             samples += block
             states.append({"implementation": impl, "round": r, "position": position, **reading})
     return samples, states
+
+
+def timed(fn, clock, call: int) -> float:
+    """One timed call: primed before the window (inputs loaded, output poisoned), verified after it."""
+    prime(fn, call)
+    span = clock.time_us(fn)
+    verify(fn, call)
+    return span
 
 
 def graph_spans(calls: dict[str, Callable[[], object]], rounds: int, iterations: int, warmup: int,
@@ -105,7 +115,17 @@ def graph_spans(calls: dict[str, Callable[[], object]], rounds: int, iterations:
             graphs[impl].replay()  # warm replay, untimed
             clock.sync()
             block = [{"implementation": impl, "mode": "graph", "round": r, "position": position, "iteration": i,
-                      "span_us": clock.time_us(graphs[impl].replay) / iterations} for i in range(replays)]
+                      "span_us": replayed(graphs[impl], calls[impl], clock, r * replays + i) / iterations,
+                      "verified": verifies(calls[impl])} for i in range(replays)]
             sm = state().get("sm_clock_mhz")
             rows += [{**row, "sm_clock_mhz": sm} for row in block]
     return rows
+
+
+def replayed(graph, fn, clock, replay: int) -> float:
+    """One timed replay: its calls read the live inputs and write the live output, so the replay is primed and
+    verified as one call is (a replay that computes nothing leaves the poison)."""
+    prime(fn, replay)
+    span = clock.time_us(graph.replay)
+    verify(fn, replay)
+    return span

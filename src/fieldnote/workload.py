@@ -5,12 +5,12 @@ The timing and capture stages measure exactly this call, so both instruments see
 from __future__ import annotations
 
 import functools
-from collections.abc import Callable
 from pathlib import Path
 
 from . import inputs
 from .implementations import runner
 from .ops import OPS
+from .verified import Measured
 
 
 def full_fp32() -> None:
@@ -23,15 +23,17 @@ def full_fp32() -> None:
 
 
 def prepare(op: str, implementation: str, npz: str, shape: dict, variant: str | None = None,
-            cubin: str | None = None) -> Callable[[], object]:
-    return _ready(op, implementation, inputs.read(npz), shape, variant, cubin)
+            cubin: str | None = None, tolerance: dict | None = None, what: str = "") -> Measured:
+    """`tolerance`: verify every timed call at it (verified.py); `what` names the subject in its errors."""
+    return _ready(op, implementation, inputs.read(npz), shape, variant, cubin, tolerance, what)
 
 
 def prepare_drawn(op: str, implementation: str, shape: dict, seed: int, variant: str | None = None,
-                  cubin: str | None = None) -> Callable[[], object]:
+                  cubin: str | None = None, tolerance: dict | None = None, what: str = "") -> Measured:
     """The same, on inputs drawn from `seed` at `shape` (a sweep point has no input file); drawn once per
     process for all the implementations that share the point."""
-    return _ready(op, implementation, _drawn(op, OPS[op].label(shape), seed), shape, variant, cubin)
+    return _ready(op, implementation, _drawn(op, OPS[op].label(shape), seed), shape, variant, cubin, tolerance,
+                  what)
 
 
 @functools.cache
@@ -40,7 +42,7 @@ def _drawn(op: str, label: str, seed: int) -> dict:
 
 
 def _ready(op: str, implementation: str, arrays: dict, shape: dict, variant: str | None,
-           cubin: str | None) -> Callable[[], object]:
+           cubin: str | None, tolerance: dict | None, what: str) -> Measured:
     import torch
 
     full_fp32()
@@ -49,4 +51,5 @@ def _ready(op: str, implementation: str, arrays: dict, shape: dict, variant: str
     tensors["out"] = torch.empty(spec.output_shape(shape), dtype=torch.float32, device="cuda")
     run = runner(op, implementation, spec.variant(variant) if implementation == "cuda" else None,
                  Path(cubin) if cubin else None)
-    return lambda: run(tensors, shape)
+    what = what or f"{op} / {variant or implementation} at {spec.label(shape)}"
+    return Measured(run, tensors, shape, op, what, tolerance)

@@ -163,6 +163,7 @@ def built_tables(ns):
 
 def bundle_tables(ns):
     measured = ("checks", *built_tables(ns), "spans", "gpu_state", "kernels", "capture_summary", "summary", "claims")
+    measured += ("sanitizer",) if sanitizer_table(ns) else ()
     imported = (
         "spans",
         "checks",
@@ -285,7 +286,16 @@ def note_tables(ns):
         + (("attempts",) if n.attempts else ())
         + (("sweep",) if n.sweep else ())
         + (("counters",) if counted else ())
+        + (("sanitizer",) if sanitizer_table(ns) else ())
     )
+
+
+def sanitizer_table(ns):
+    """Whether a namespace's evidence has the sanitizer table (measured since the gate ran compute-sanitizer)."""
+    n = NAMESPACES[ns]
+    if n.replay:
+        return "sanitizer" in ARCHIVES[ns].tables()
+    return not n.imported and bool(sanitized_files(ns))
 
 
 def has_quoted(ns):
@@ -372,4 +382,19 @@ def gpu_workload_inputs(wildcards, names=None):
         for f in (triton_sources(op) if impl == "triton" else [f"kernels/torch/{op}.py"])
     ]
     files["cubins"] = [s["cubin"] for s in subjects.values() if s["cubin"]]
+    # no hand-written variant is timed before the sanitizer has passed it
+    files["sanitized"] = [
+        f"work/{ns.name}/sanitize/{op}/{s['variant']}.parquet" for s in subjects.values() if s["cubin"]
+    ]
     return files
+
+
+def sanitized_files(ns):
+    """The sanitizer's table of each hand-written variant a namespace measures."""
+    n = NAMESPACES[ns]
+    return [
+        f"work/{ns}/sanitize/{op}/{s['variant']}.parquet"
+        for op in n.ops
+        for s in subjects_of(n, op).values()
+        if s["cubin"]
+    ]

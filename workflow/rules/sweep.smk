@@ -41,6 +41,7 @@ rule sweep_capture:
         points=lambda w: sweep_points(ns_of(w), w.op)[0],
         capture=lambda w: ns_of(w).capture,
         backend=lambda w: ns_of(w).capture_backends()[0],
+        tolerance=lambda w: ns_of(w).tolerance,  # every timed call verified at it
     script:
         "../scripts/sweep_capture.py"
 

@@ -25,12 +25,15 @@ def main(snakemake):
     w, p = snakemake.wildcards, snakemake.params
     name = "-".join([w.op, *p.subjects])
     gpu.require(f"capture ({w.backend}: {name})", f"results/{w.ns}")
-    from fieldnote import capture
+    from fieldnote import capture, sanitize
+
+    sanitize.gate(snakemake, p.subjects, f"{w.ns}: {w.op}")
 
     backend = capture.backend(w.backend)
     job = capture.Job(op=w.op, subjects=dict(p.subjects), npz=snakemake.input.npz, shape=p.op["shape"],
                       iterations=p.capture["iterations"], warmup=p.capture["warmup"],
-                      repeats=p.capture["repeats"] if w.backend != "ncu" else 1)
+                      repeats=p.capture["repeats"] if w.backend != "ncu" else 1, tolerance=p.op["tolerance"],
+                      namespace=w.ns)
     with tempfile.TemporaryDirectory(prefix=f"capture-{w.backend}-") as workdir, step(
             f"capture {w.backend}: {name}, {job.repeats} x {job.iterations} iterations (profiler start to export)"):
         table = backend.capture(job, Path(workdir), raw_copy(w, name))

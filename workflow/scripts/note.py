@@ -47,7 +47,7 @@ def main(snakemake):
                     for name, path in zip(p.history, i.history, strict=True)}
             evidence = authored.Evidence(snakemake.wildcards.ns, tables, environment,
                                          authored.history_tables(past), p.config)
-            rendered = authored.render(Path(i.template), evidence, made, p.figures)
+            rendered = authored.render(Path(i.template), evidence, made, p.figures, (p.config or {}).get("note"))
             text, claims = rendered.text, rendered.claims
             if p.provenance:
                 first, _, rest = text.partition("\n\n")

@@ -1,7 +1,7 @@
 from pathlib import Path
 
-from fieldnote.authored import quoted_table
 from fieldnote.io import write_table
+from fieldnote.quotations import quoted_table
 from fieldnote.script import entry
 
 

@@ -11,15 +11,19 @@ from fieldnote.script import entry
 def main(snakemake):
     w, p = snakemake.wildcards, snakemake.params
     gpu.require(f"time ({w.op})", f"results/{w.ns}")
-    from fieldnote import timing, workload
+    from fieldnote import sanitize, timing, verified, workload
+
+    sanitize.gate(snakemake, p.subjects, f"{w.ns}: {w.op}")
 
     t = p.timing
+    shape = "x".join(str(v) for v in p.op["shape"].values())
     calls = {name: workload.prepare(w.op, s["implementation"], snakemake.input.npz, p.op["shape"], s["variant"],
-                                    s["cubin"])
+                                    s["cubin"], p.op["tolerance"], f"{w.ns}: {w.op} / {name} at {shape}")
              for name, s in p.subjects.items()}
     state = gpu.State()
     eager, states = timing.spans(calls, t["rounds"], t["iterations"], t["warmup"], timing.EventClock(), state)
     graph = timing.graph_spans(calls, t["rounds"], t["iterations"], t["warmup"], t["graph_replays"], state)
+    verified.checksum(calls)
     spans = pd.DataFrame(eager + graph)
     spans.insert(0, "op", w.op)
     states = pd.DataFrame(states)

@@ -30,6 +30,14 @@ class Job:
     iterations: int
     warmup: int
     repeats: int = 1
+    tolerance: dict | None = None  # every timed call verified at it (verified.py)
+    namespace: str = ""
+
+    def what(self, name: str, subject: dict) -> str:
+        """A subject as its errors name it: namespace, op, implementation (or variant), shape."""
+        shape = subject.get("shape", self.shape)
+        label = "x".join(str(v) for v in shape.values())
+        return f"{self.namespace + ': ' if self.namespace else ''}{self.op} / {name} at {label}"
 
     @property
     def implementations(self) -> tuple[str, ...]:

@@ -24,6 +24,9 @@ def run(command: list[str], what: str, expect: Path | None = None, timeout: int 
     env = {**os.environ, "PYTHONUNBUFFERED": "1"}
     done = subprocess.run(command, capture_output=True, text=True, env=env, timeout=timeout)
     if done.returncode != 0:
+        ours = [line for line in (done.stdout + done.stderr).splitlines() if line.startswith("fieldnote: ")]
+        if ours:  # the workload's own verdict (a timed call that computed a wrong result): that line alone
+            raise PipelineError(f"{what}: {ours[-1].removeprefix('fieldnote: ')}")
         raise PipelineError(f"{what} failed (exit {done.returncode}):\n{_tail(done.stdout + done.stderr)}")
     if expect is not None and not expect.exists():
         raise PipelineError(f"{what} wrote no {expect.name}:\n{_tail(done.stdout + done.stderr)}")

@@ -19,14 +19,18 @@ def iterate(calls: dict, job: Job, annotate) -> None:
     import torch
 
     from ..timing import rotation
+    from ..verified import checksum, prime, verify
 
     for repeat in range(job.repeats):
         for impl in rotation(list(job.implementations), repeat):
             name = job.range_of(impl)
-            for _ in range(job.iterations):
+            for k in range(job.iterations):
+                prime(calls[impl], repeat * job.iterations + k)  # outside the range: no kernel time includes it
                 with torch.cuda.nvtx.range(name), annotate(name):  # NVTX default domain, push/pop
                     calls[impl]()
+                verify(calls[impl], repeat * job.iterations + k)
                 torch.cuda.synchronize()
+    checksum(calls)
 
 
 def warmed(job: Job) -> dict:
@@ -34,8 +38,10 @@ def warmed(job: Job) -> dict:
 
     from ..workload import prepare, prepare_drawn
 
-    calls = {name: prepare_drawn(job.op, s["implementation"], s["shape"], s["seed"], s["variant"], s["cubin"])
-             if "shape" in s else prepare(job.op, s["implementation"], job.npz, job.shape, s["variant"], s["cubin"])
+    calls = {name: prepare_drawn(job.op, s["implementation"], s["shape"], s["seed"], s["variant"], s["cubin"],
+                                 job.tolerance, job.what(name, s))
+             if "shape" in s else prepare(job.op, s["implementation"], job.npz, job.shape, s["variant"], s["cubin"],
+                                          job.tolerance, job.what(name, s))
              for name, s in job.subjects.items()}
     for call in calls.values():
         for _ in range(job.warmup):
@@ -65,13 +71,19 @@ def profile_torch(job: Job, trace: str) -> None:
 
 
 def main(job_path: str, mode: str, trace: str | None = None) -> None:
+    from ..errors import PipelineError
+
     job = Job.from_dict(json.loads(open(job_path).read()))
-    if mode == "range":
-        profile_range(job)
-    elif mode == "torch":
-        profile_torch(job, trace)
-    else:
-        raise SystemExit(f"unknown mode {mode}")
+    try:
+        if mode == "range":
+            profile_range(job)
+        elif mode == "torch":
+            profile_torch(job, trace)
+        else:
+            raise SystemExit(f"unknown mode {mode}")
+    except PipelineError as e:  # a timed call that computed a wrong result: the profiler's job reports this line
+        print(f"fieldnote: {e}", file=sys.stderr)
+        raise SystemExit(3) from None
 
 
 if __name__ == "__main__":

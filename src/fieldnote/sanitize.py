@@ -1,0 +1,121 @@
+"""compute-sanitizer in the gate: every hand-written variant of an op under memcheck, racecheck, synccheck and
+initcheck, at the op's small (tail) shapes and edge cases, before anything of it is timed. One sanitized
+process per tool runs every variant at every shape; each launch is announced on stdout first, so each error the
+tool prints is attributed to the variant and shape launched last. The `sanitizer` table has a row per (variant,
+tool, shape): its errors and the first message. A variant with an error is never timed (`refuse`).
+
+    python -m fieldnote.sanitize JOB.json    # the workload the tool watches
+"""
+from __future__ import annotations
+
+import json
+import re
+import shutil
+import subprocess
+import sys
+from pathlib import Path
+
+import pandas as pd
+
+from .errors import PipelineError
+
+TOOLS = ("memcheck", "racecheck", "synccheck", "initcheck")
+MARK = "fieldnote-sanitize: "
+SANITIZER = "/usr/local/cuda/bin/compute-sanitizer"
+# The first line of each error the tools print; the rest of a report is indented below it, and the summaries
+# (ERROR SUMMARY, RACECHECK SUMMARY) are counted by the lines above them.
+_ERROR = re.compile(r"^========= (Invalid |Error|Program hit|Uninitialized|Barrier|Race|Warning: (Race|.*hazard))")
+
+
+def executable() -> str | None:
+    return shutil.which("compute-sanitizer") or (SANITIZER if Path(SANITIZER).exists() else None)
+
+
+def workload(job: dict) -> None:
+    """Launch each variant once at each case, synchronized, each launch announced first."""
+    import torch
+
+    from .check import cases
+    from .implementations import runner
+    from .ops import OPS
+
+    op = job["op"]
+    spec = OPS[op]
+    for name, cubin in job["variants"].items():
+        # a kernel planted in the tests launches by the contract of a registered variant
+        contract = job.get("contracts", {}).get(name, name)
+        run = runner(op, "cuda", spec.variant(contract), Path(cubin))
+        for case in cases(op, spec.small_shapes[0], job["seed"], None, small_only=True):
+            label = f"{case.name} {spec.label(case.shape)}"
+            print(f"{MARK}{name} | {label}", flush=True)
+            t = {n: torch.from_numpy(a).cuda() for n, a in case.inputs.items()}
+            t["out"] = torch.zeros(spec.output_shape(case.shape), dtype=torch.float32, device="cuda")
+            run(t, case.shape)
+            torch.cuda.synchronize()
+
+
+def attribute(output: str, tool: str) -> list[dict]:
+    """(variant, shape, errors, first message) for each launch the output announces."""
+    rows, current = [], None
+    for line in output.splitlines():
+        if line.startswith(MARK):
+            variant, shape = line.removeprefix(MARK).split(" | ", 1)
+            current = {"variant": variant, "tool": tool, "shape": shape, "errors": 0, "first_message": ""}
+            rows.append(current)
+        elif _ERROR.match(line) and current is not None:
+            current["errors"] += 1
+            current["first_message"] = current["first_message"] or line.removeprefix("========= ").strip()
+    return rows
+
+
+def sanitize(job: dict, workdir: Path, timeout: int = 900) -> pd.DataFrame:
+    """Every tool over the job; a tool run that fails to start (not an error it reports) is a PipelineError."""
+    tool_path = executable()
+    if tool_path is None:
+        raise PipelineError("sanitize: compute-sanitizer not found (expected on PATH or at /usr/local/cuda/bin)")
+    job_file = workdir / "sanitize-job.json"
+    job_file.write_text(json.dumps(job))
+    rows = []
+    for tool in TOOLS:
+        command = [tool_path, "--tool", tool, "--error-exitcode", "0", "--print-limit", "100",
+                   *(["--racecheck-report", "all"] if tool == "racecheck" else []),
+                   sys.executable, "-m", "fieldnote.sanitize", str(job_file)]
+        done = subprocess.run(command, capture_output=True, text=True, timeout=timeout)
+        found = attribute(done.stdout + "\n" + done.stderr, tool)
+        launched = {(r["variant"], r["shape"]) for r in found}
+        if done.returncode != 0 or len(launched) < expected_launches(job):
+            tail = "\n".join((done.stdout + done.stderr).strip().splitlines()[-12:])
+            raise PipelineError(f"sanitize ({tool}, {job['op']}): the sanitized workload did not run through "
+                                f"(exit {done.returncode}):\n{tail}")
+        rows += found
+    return pd.DataFrame(rows, columns=["variant", "tool", "shape", "errors", "first_message"])
+
+
+def expected_launches(job: dict) -> int:
+    from .check import cases
+    from .ops import OPS
+
+    spec = OPS[job["op"]]
+    return len(job["variants"]) * len(cases(job["op"], spec.small_shapes[0], job["seed"], None, small_only=True))
+
+
+def refuse(table: pd.DataFrame, variants, what: str) -> None:
+    """Stop before timing when any of `variants` has a sanitizer error: one line naming variant, tool, shape."""
+    bad = table[table["variant"].isin(list(variants)) & (table["errors"] > 0)]
+    if not bad.empty:
+        r = bad.iloc[0]
+        raise PipelineError(f"{what}: {r.variant} is not timed: compute-sanitizer {r.tool} reported {r.errors} "
+                            f"error(s) at {r.shape}: {r.first_message}")
+
+
+def gate(snakemake, subjects: dict, what: str) -> None:
+    """A timing or capture job's gate: the sanitizer table of its op (an input where the op has hand-written
+    variants), refusing any of `subjects`' variants it reported an error for."""
+    paths = list(getattr(snakemake.input, "sanitized", None) or [])
+    if paths:
+        table = pd.concat([pd.read_parquet(p) for p in paths], ignore_index=True)
+        refuse(table, [s["variant"] for s in subjects.values() if s.get("variant")], what)
+
+
+if __name__ == "__main__":
+    workload(json.loads(Path(sys.argv[1]).read_text()))

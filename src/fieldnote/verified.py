@@ -1,0 +1,122 @@
+"""What a timed call computed, verified: every timed call of the timing and capture stages is checked, not only the
+gate's calls before them (docs/integrity.md).
+
+Before each timed call, outside the timed window and outside its NVTX range, the live inputs are loaded from one
+of two input sets (the namespace's inputs, and the same with every float input negated) and the output is
+poisoned with NaN. After it, the output is compared with that set's float64 reference (computed once on the GPU
+from the op's torch expression) at the namespace's tolerance, and the live inputs with the set they were loaded
+from. A kernel that keeps an earlier call's output, computes one call's result for several, hands back a result
+cached by pointer, drops below the precision contract or writes its inputs fails on the call where it does; so
+does one that leaves its work on another stream, which the comparison on the timing stream sees unfinished.
+After the measurement both input sets are checksummed against their digests from before it.
+"""
+from __future__ import annotations
+
+import hashlib
+
+from .errors import PipelineError
+
+SETS = 2
+
+
+class Measured:
+    """One subject's call, with what verifies it. Calling it runs the call alone (the timed part)."""
+
+    def __init__(self, run, tensors: dict, shape: dict, op: str, what: str, tolerance: dict | None):
+        import torch
+
+        from . import kernels
+        from .ops import OPS
+
+        self.run, self.tensors, self.shape, self.what = run, tensors, shape, what
+        self.tolerance = tolerance
+        self.inputs = [n for n in tensors if n != "out"]
+        self.sets = [{n: tensors[n].clone() for n in self.inputs}]
+        self.sets.append({n: -t if t.is_floating_point() else t.clone() for n, t in self.sets[0].items()})
+        self.digests = [digest(s) for s in self.sets]
+        self.references = None
+        if tolerance is not None:
+            reference = kernels.function("torch", op)
+            args = OPS[op].torch_args
+            self.references = [reference(*(s[n].double() if s[n].is_floating_point() else s[n] for n in args))
+                               for s in self.sets]
+            if tensors["out"].is_cuda:
+                torch.cuda.synchronize()
+        self.calls = 0
+        self.last = None
+
+    def __call__(self):
+        self.last = self.run(self.tensors, self.shape)
+        return self.last
+
+    def prime(self, call: int) -> None:
+        """Before timed call `call` (outside its window): the live inputs from set call % SETS, the output NaN."""
+        chosen = self.sets[call % SETS]
+        for n in self.inputs:
+            self.tensors[n].copy_(chosen[n])
+        self.tensors["out"].fill_(float("nan"))
+
+    def verify(self, call: int) -> None:
+        """After timed call `call`: its output against its input set's reference, and the inputs unchanged."""
+        import torch
+
+        if self.references is None:
+            return
+        chosen, ref = self.sets[call % SETS], self.references[call % SETS]
+        for n in self.inputs:
+            if not torch.equal(self.tensors[n], chosen[n]):
+                self.fail(call, f"input '{n}' was changed by the call")
+        out = self.last.double()
+        if out.shape != ref.shape:
+            self.fail(call, f"output shape {tuple(out.shape)}, not {tuple(ref.shape)}")
+        finite = torch.isfinite(out)
+        if not bool(finite.all()):
+            self.fail(call, f"{int((~finite).sum())} of {out.numel()} output elements not finite (not written, or "
+                            "left from the poison before the call)")
+        rtol, atol = self.tolerance["rtol"], self.tolerance["atol"]
+        excess = ((out - ref).abs() - (atol + rtol * ref.abs())).max()
+        if float(excess) > 0:
+            worst = float((out - ref).abs().max())
+            self.fail(call, f"outside the tolerance (largest absolute error {worst:.3g}, rtol = {rtol:g}, "
+                            f"atol = {atol:g})")
+        self.calls += 1
+
+    def checksum(self) -> None:
+        """After the measurement: both input sets as they were before it."""
+        for k, s in enumerate(self.sets):
+            if digest(s) != self.digests[k]:
+                raise PipelineError(f"{self.what}: input set {k} changed during the measurement (checksum)")
+
+    def fail(self, call: int, why: str):
+        raise PipelineError(f"{self.what}: timed call {call + 1} computed a wrong result: {why}; a measurement "
+                            "that was not what the gate checked is not kept")
+
+
+def digest(tensors: dict) -> str:
+    h = hashlib.sha256()
+    for name in sorted(tensors):
+        h.update(name.encode())
+        h.update(tensors[name].contiguous().view(-1).cpu().numpy().tobytes())
+    return h.hexdigest()
+
+
+def verifies(fn) -> bool:
+    """Whether a call's timed calls are verified (a Measured with a tolerance; a plain callable in tests is not)."""
+    return isinstance(fn, Measured) and fn.references is not None
+
+
+def prime(fn, call: int) -> None:
+    """Prime a call for timed call `call`, where it can be (a plain callable, in tests, cannot)."""
+    if isinstance(fn, Measured):
+        fn.prime(call)
+
+
+def verify(fn, call: int) -> None:
+    if isinstance(fn, Measured):
+        fn.verify(call)
+
+
+def checksum(calls: dict) -> None:
+    for fn in calls.values():
+        if isinstance(fn, Measured):
+            fn.checksum()

@@ -1,0 +1,191 @@
+"""The adversarial suite on the GPU: kernels and runners of our own that cheat the way the kernel-benchmark
+write-ups document, each caught by the verification of the timed calls (verified.py) with one line naming the
+subject, the call and what differed. docs/integrity.md lists every class and its defence."""
+import subprocess
+import sys
+from pathlib import Path
+
+import numpy as np
+import pytest
+from conftest import ROOT
+
+from fieldnote.build import cuda as build
+from fieldnote.errors import PipelineError
+from fieldnote.ops import CudaVariant
+from fieldnote.ops.gelu import ELEMENTWISE
+
+pytestmark = pytest.mark.gpu
+CHEATS = ROOT / "tests" / "cuda" / "cheats"
+SHAPE = {"rows": 4096, "cols": 768}  # the seed shape
+TOLERANCE = {"rtol": 1e-4, "atol": 1e-4}
+
+
+def tensors():
+    import torch
+
+    rng = np.random.default_rng(20260910)
+    return {"x": torch.from_numpy(rng.standard_normal((4096, 768), dtype=np.float32)).cuda(),
+            "bias": torch.from_numpy(rng.standard_normal(768, dtype=np.float32)).cuda(),
+            "out": torch.empty(4096, 768, device="cuda")}
+
+
+def measured(run, name):
+    from fieldnote.verified import Measured
+
+    return Measured(run, tensors(), SHAPE, "gelu", f"adversarial: gelu / {name} at 4096x768", TOLERANCE)
+
+
+def cheat_kernel(tmp_path: Path, name: str):
+    from fieldnote.implementations import runner
+
+    cubin, _, _ = build.compile_source(CHEATS / f"{name}.cu", "sm_90")
+    path = tmp_path / f"{name}.cubin"
+    path.write_bytes(cubin)
+    return runner("gelu", "cuda", CudaVariant(name, "gelu", ELEMENTWISE, "a cheat"), path)
+
+
+def spans(fn, name):
+    from fieldnote import timing
+
+    return timing.spans({name: fn}, rounds=2, iterations=20, warmup=3, clock=timing.EventClock())
+
+
+def honest_torch(t, s):
+    import torch.nn.functional as F
+
+    t["out"].copy_(F.gelu(t["x"] + t["bias"], approximate="tanh"))
+    return t["out"]
+
+
+def left_on_another_stream():
+    """The work launched on a side stream, behind a long spin, and the call returned at once: the events on the
+    timing stream see nothing to wait for."""
+    import torch
+
+    side = torch.cuda.Stream()
+
+    def run(t, s):
+        side.wait_stream(torch.cuda.current_stream())
+        with torch.cuda.stream(side):
+            torch.cuda._sleep(20_000_000)
+            honest_torch(t, s)
+        return t["out"]
+    return run
+
+
+def cached_by_pointer():
+    cache = {}
+
+    def run(t, s):
+        key = t["x"].data_ptr()
+        if key not in cache:
+            cache[key] = honest_torch(t, s).clone()
+        t["out"].copy_(cache[key])
+        return t["out"]
+    return run
+
+
+@pytest.mark.parametrize("name, call, why", [
+    ("gelu_stale", 1, "output elements not finite"),
+    ("gelu_every_fourth", 1, "output elements not finite"),
+    ("gelu_half", 1, "outside the tolerance"),
+    ("gelu_zero_inputs", 1, "input 'x' was changed by the call"),
+])
+def test_a_cheating_kernel_is_caught_on_the_call_where_it_cheats(tmp_path, name, call, why):
+    with pytest.raises(PipelineError) as e:
+        spans(measured(cheat_kernel(tmp_path, name), name), name)
+    assert str(e.value).startswith(f"adversarial: gelu / {name} at 4096x768: timed call {call} computed a wrong")
+    assert why in str(e.value)
+
+
+@pytest.mark.parametrize("name, make, call, why", [
+    ("left_on_another_stream", left_on_another_stream, 1, "output elements not finite"),
+    ("cached_by_pointer", cached_by_pointer, 2, "outside the tolerance"),
+])
+def test_a_cheating_runner_is_caught(name, make, call, why):
+    with pytest.raises(PipelineError) as e:
+        spans(measured(make(), name), name)
+    assert f"timed call {call} computed a wrong result" in str(e.value) and why in str(e.value)
+
+
+def test_a_cheat_in_graph_replay_is_caught(tmp_path):
+    """A replay is primed and verified as one call: the stale kernel's replays leave the poison. (Work left on a
+    side stream cannot be captured at all: the capture fails with unjoined work.)"""
+    from fieldnote import timing
+
+    fn = measured(cheat_kernel(tmp_path, "gelu_stale"), "gelu_stale")
+    with pytest.raises(PipelineError, match="timed call 1 computed a wrong result"):
+        timing.graph_spans({"graph": fn}, rounds=1, iterations=5, warmup=2, replays=2)
+
+
+def test_the_honest_kernel_passes_every_timed_call(tmp_path):
+    from fieldnote.implementations import runner
+    from fieldnote.ops import OPS
+
+    variant = OPS["gelu"].variant("gelu_bias_tanh")
+    cubin, _, _ = build.compile_source(ROOT / variant.source, "sm_90")
+    (tmp_path / "honest.cubin").write_bytes(cubin)
+    fn = measured(runner("gelu", "cuda", variant, tmp_path / "honest.cubin"), "gelu_bias_tanh")
+    spans(fn, "gelu_bias_tanh")
+    fn.checksum()
+    assert fn.calls == 40
+
+
+BUILD_TWICE = """
+import sys
+from pathlib import Path
+from fieldnote.build import cuda
+source = Path(sys.argv[1])
+for _ in range(2):
+    cubin, ptx, report = cuda.build(source, "gelu_bias_tanh", "sm_90")
+    print(report["registers"])
+"""
+
+
+def test_a_variant_built_again_on_the_same_machine_keeps_its_ptxas_report(tmp_path):
+    """The driver's compute cache (~/.nv/ComputeCache, kept between builds) used to hand back a cached compile with
+    an empty ptxas log: twice in one process, then again in a fresh one, the report is there."""
+    source = ROOT / "kernels" / "cuda" / "gelu" / "gelu_bias_tanh.cu"
+    env = {k: v for k, v in __import__("os").environ.items() if k != "CUDA_CACHE_DISABLE"}
+    for _ in range(2):
+        done = subprocess.run([sys.executable, "-c", BUILD_TWICE, str(source)], capture_output=True, text=True,
+                              env=env, cwd=ROOT)
+        assert done.returncode == 0, done.stderr
+        assert len(done.stdout.split()) == 2 and all(int(r) > 0 for r in done.stdout.split())
+
+
+def sanitized(tmp_path: Path, variants: dict[str, Path], contracts: dict | None = None):
+    from fieldnote import sanitize
+
+    if sanitize.executable() is None:
+        pytest.skip("compute-sanitizer not found")
+    job = {"op": "gelu", "variants": {k: str(v) for k, v in variants.items()}, "seed": 7, "contracts": contracts or {}}
+    return sanitize.sanitize(job, tmp_path)
+
+
+def test_the_sanitizer_catches_a_missing_barrier_every_time_at_the_smallest_shape(tmp_path):
+    """The planted kernel, launched by gelu_bias_tanh's contract, three times over: racecheck reports it at every
+    shape every time; memcheck, synccheck and initcheck have nothing to say of it."""
+    cubin, _, _ = build.compile_source(ROOT / "tests" / "cuda" / "gelu_missing_barrier.cu", "sm_90")
+    (tmp_path / "racy.cubin").write_bytes(cubin)
+    for _ in range(3):
+        table = sanitized(tmp_path, {"gelu_missing_barrier": tmp_path / "racy.cubin"},
+                          {"gelu_missing_barrier": "gelu_bias_tanh"})
+        race = table[table["tool"] == "racecheck"]
+        assert len(race) >= 1 and (race["errors"] > 0).all(), table
+        assert (table[table["tool"] != "racecheck"]["errors"] == 0).all(), table
+    assert "Race" in race["first_message"].iloc[0] or "hazard" in race["first_message"].iloc[0]
+
+
+def test_the_sanitizer_passes_the_shipped_gelu_variants(tmp_path):
+    from fieldnote.ops import OPS
+
+    variants = {}
+    for name in ("gelu_bias_tanh", "gelu_bias_sigmoid_vec4"):
+        v = OPS["gelu"].variant(name)
+        cubin, _, _ = build.compile_source(ROOT / v.source, "sm_90")
+        (tmp_path / f"{name}.cubin").write_bytes(cubin)
+        variants[name] = tmp_path / f"{name}.cubin"
+    table = sanitized(tmp_path, variants)
+    assert set(table["tool"]) == {"memcheck", "racecheck", "synccheck", "initcheck"}
+    assert (table["errors"] == 0).all(), table[table["errors"] > 0]

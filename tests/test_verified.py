@@ -1,0 +1,107 @@
+"""Every timed call verified (verified.py), on the CPU: honest runners pass; runners that cheat in the ways the
+kernel-benchmark write-ups document fail on the call where they cheat, with one line naming the subject, the
+call and what differed. The same classes of cheat as CUDA kernels, and work left on another stream, are caught on
+the GPU in test_gpu.py."""
+import numpy as np
+import pytest
+import torch
+import torch.nn.functional as F
+
+from fieldnote import timing
+from fieldnote.errors import PipelineError
+from fieldnote.verified import Measured
+
+SHAPE = {"rows": 8, "cols": 16}
+TOLERANCE = {"rtol": 1e-4, "atol": 1e-4}
+
+
+def honest(t, s):
+    t["out"].copy_(F.gelu(t["x"] + t["bias"], approximate="tanh"))
+    return t["out"]
+
+
+def kept_from_the_first_call():
+    done = []
+
+    def run(t, s):
+        if not done:
+            honest(t, s)
+            done.append(True)
+        return t["out"]
+    return run
+
+
+def one_launch_for_four_calls():
+    calls = []
+
+    def run(t, s):
+        if len(calls) % 4 == 0:
+            honest(t, s)
+        calls.append(True)
+        return t["out"]
+    return run
+
+
+def cached_by_pointer():
+    cache = {}
+
+    def run(t, s):
+        key = t["x"].data_ptr()
+        if key not in cache:
+            cache[key] = honest(t, s).clone()
+        t["out"].copy_(cache[key])
+        return t["out"]
+    return run
+
+
+def below_the_precision_contract(t, s):
+    t["out"].copy_(F.gelu((t["x"] + t["bias"]).half(), approximate="tanh").float())
+    return t["out"]
+
+
+def inputs_changed_so_the_output_is_trivial(t, s):
+    t["x"].zero_()
+    t["bias"].zero_()
+    t["out"].zero_()
+    return t["out"]
+
+
+def measured(run):
+    rng = np.random.default_rng(7)
+    tensors = {"x": torch.from_numpy(rng.standard_normal((8, 16), dtype=np.float32)),
+               "bias": torch.from_numpy(rng.standard_normal(16, dtype=np.float32)),
+               "out": torch.empty(8, 16)}
+    return Measured(run, tensors, SHAPE, "gelu", "demo: gelu / cheat at 8x16", TOLERANCE)
+
+
+def spans(run):
+    return timing.spans({"cheat": measured(run)}, rounds=2, iterations=5, warmup=2, clock=timing.HostClock())
+
+
+def test_an_honest_runner_is_verified_on_every_timed_call():
+    fn = measured(honest)
+    timing.spans({"honest": fn}, rounds=2, iterations=5, warmup=2, clock=timing.HostClock())
+    fn.checksum()
+    assert fn.calls == 10
+
+
+@pytest.mark.parametrize("cheat, call, why", [
+    (kept_from_the_first_call(), 1, "output elements not finite"),
+    (one_launch_for_four_calls(), 1, "output elements not finite"),
+    (cached_by_pointer(), 2, "outside the tolerance"),
+    (below_the_precision_contract, 1, "outside the tolerance"),
+    (inputs_changed_so_the_output_is_trivial, 1, "input 'x' was changed by the call"),
+])
+def test_a_cheat_fails_on_the_call_where_it_cheats(cheat, call, why):
+    with pytest.raises(PipelineError) as e:
+        spans(cheat)
+    message = str(e.value)
+    assert message.startswith(f"demo: gelu / cheat at 8x16: timed call {call} computed a wrong result: ")
+    assert why in message and "\n" not in message
+
+
+def test_an_input_set_changed_behind_the_measurement_fails_its_checksum():
+    fn = measured(honest)
+    fn.sets[1]["x"][0, 0] += 1
+    with pytest.raises(PipelineError, match="input set 1 changed during the measurement"):
+        fn.checksum()

@@ -1,0 +1,26 @@
+"""compute-sanitizer over one hand-written variant (sanitize.py): the table, whatever it found; the
+timing and capture jobs refuse a variant with an error."""
+import tempfile
+from pathlib import Path
+
+from fieldnote import gpu
+from fieldnote.io import write_table
+from fieldnote.progress import step
+from fieldnote.script import entry
+
+
+@entry
+def main(snakemake):
+    w, p = snakemake.wildcards, snakemake.params
+    gpu.require(f"sanitize ({w.op})", f"results/{w.ns}")
+    from fieldnote import sanitize
+
+    job = {"op": w.op, "variants": {w.variant: snakemake.input.cubin}, "seed": p.seed}
+    with tempfile.TemporaryDirectory(prefix="sanitize-") as workdir, step(
+            f"sanitize {w.op}/{w.variant} under {', '.join(sanitize.TOOLS)}"):
+        table = sanitize.sanitize(job, Path(workdir))
+    table.insert(0, "op", w.op)
+    write_table(snakemake.output[0], table)
+
+
+main(snakemake)  # noqa: F821
