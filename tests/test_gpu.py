@@ -125,7 +125,7 @@ def test_spans_and_graph_replay_of_every_implementation(tmp_path):
 
     shape = {"rows": 64, "cols": 768}
     npz, cubin = staged(tmp_path, "layernorm", shape, "layernorm_block_row_1pass")
-    calls = {impl: workload.prepare("layernorm", impl, npz, shape, "layernorm_block_row_1pass", cubin)
+    calls = {impl: workload.prepare("layernorm", impl, npz, shape, "layernorm_block_row_1pass", cubin, TOL)
              for impl in ("torch", "triton", "cuda")}
     eager, states = timing.spans(calls, 2, 10, 2, timing.EventClock(), gpu.State())
     graph = timing.graph_spans(calls, 2, 10, 2, replays=3, state=gpu.State())

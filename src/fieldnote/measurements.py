@@ -51,6 +51,8 @@ def kernel_interval(kernels: pd.DataFrame, backend: str) -> pd.DataFrame:
     intervals apart; a single capture still has its iterations to resample."""
     rng = np.random.default_rng(BOOTSTRAP_SEED)
     mine = in_ranges(kernels[(kernels["backend"] == backend) & kernels["implementation"].notna()])
+    if "cache" in mine:
+        mine = mine[mine["cache"] == "warm"]
     per_iteration = mine.groupby(["op", "implementation", "capture", "iteration"])["duration_us"].sum()
     rows, tail = [], (1 - BOOTSTRAP_LEVEL) / 2
     for (op, impl), group in per_iteration.groupby(level=["op", "implementation"], sort=True):
@@ -82,6 +84,11 @@ def summary(capture_summary: pd.DataFrame, spans: pd.DataFrame, kernels: pd.Data
     if not present:
         raise ValueError(f"no capture from any of {backends}")
     chosen = capture_summary[capture_summary["backend"] == present[0]]
+    cold = None
+    if "cache" in chosen:  # warm is the kernel time; cold (L2 flushed before each call) stands beside it
+        cold = chosen[chosen["cache"] == "cold"].groupby(["op", "implementation"])["kernel_us_per_iteration"]
+        cold = cold.median().rename("kernel_cold_us").reset_index()
+        chosen = chosen[chosen["cache"] == "warm"]
     kernel = chosen.groupby(["op", "implementation"]).agg(
         kernel_us=("kernel_us_per_iteration", "median"), launches=("launches_per_iteration", "first"),
         captures=("capture", "nunique"), backend=("backend", "first")).reset_index()
@@ -90,6 +97,10 @@ def summary(capture_summary: pd.DataFrame, spans: pd.DataFrame, kernels: pd.Data
     columns = ["op", "implementation", "kernel_us", "span_mean_us", "span_median_us", "launches", "captures", "backend",
                "span_round_min_us", "span_round_max_us"]
     out = kernel.merge(stats, on=["op", "implementation"], how="outer")[columns]
+    if cold is not None:
+        out = out.merge(cold, on=["op", "implementation"], how="left")
+        columns = [*columns[:3], "kernel_cold_us", *columns[3:]]
+        out = out[columns]
     if kernels is None:
         return out
     interval = kernel_interval(kernels, present[0])
@@ -104,7 +115,8 @@ def control_band(capture_summary: pd.DataFrame, margin: float) -> pd.DataFrame:
     out = capture_summary.copy()
     out["band_min_us"], out["band_max_us"], out["band_margin"] = float("nan"), float("nan"), margin
     out["under_load"] = False
-    for _, group in out.groupby(["op", "implementation", "backend"], sort=False):
+    for _, group in out.groupby(["op", "implementation", "backend", *(["cache"] if "cache" in out else [])],
+                                sort=False):
         values = group["kernel_us_per_iteration"]
         if len(values) < 3:
             continue

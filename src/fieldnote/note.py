@@ -71,6 +71,8 @@ def control_band(capture_summary: pd.DataFrame) -> pd.DataFrame:
     """Per (op, implementation) of the first backend: the band its captures span, and any capture outside the
     band of the others (the capture_summary's `under_load`), with its value."""
     first = capture_summary[capture_summary["backend"] == capture_summary["backend"].iloc[0]]
+    if "cache" in first:
+        first = first[first["cache"] == "warm"]
     rows = []
     for (op, impl), group in first.groupby(["op", "implementation"], sort=False):
         values, loaded = group["kernel_us_per_iteration"], group[group["under_load"].astype(bool)]
@@ -277,9 +279,24 @@ def generated(namespace: str, tables: dict[str, pd.DataFrame], history: dict | N
                               ("census", "census", triton_census)):
         if table in tables:
             found[name] = view(tables[table])
+    if "kernel_cold_us" in summary and summary["kernel_cold_us"].notna().any():
+        found["cache"] = warm_and_cold(summary)
     if predictions:
         found["predictions"] = against_predictions(predictions, variants or {}, summary, tables.get("attempts"))
     return {name: markdown(frame) for name, frame in found.items()}
+
+
+def warm_and_cold(summary: pd.DataFrame) -> pd.DataFrame:
+    """Per op and implementation, kernel time with the inputs left in L2 and with L2 flushed before each call,
+    captured side by side in one session."""
+    order = {name: i for i, name in enumerate(IMPLEMENTATIONS)}
+    rows = summary.dropna(subset=["kernel_cold_us"])
+    rows = ordered(rows.assign(_i=rows["implementation"].map(lambda i: order.get(i, len(order))))
+                   .sort_values("_i", kind="stable"))
+    return pd.DataFrame({"Operation": rows["op"].map(OPS), "Implementation": rows["implementation"].map(
+        implementation_name), "Warm L2 (µs)": rows["kernel_us"].map(us),
+        "Cold L2 (µs)": rows["kernel_cold_us"].map(us),
+        "Cold / warm": (rows["kernel_cold_us"] / rows["kernel_us"]).map("{:.2f}".format)})
 
 
 def measured_as(variant: str, metric: str, variants: dict, summary: pd.DataFrame, attempts_table) -> float:
@@ -346,6 +363,10 @@ def render(namespace: str, description: str, environment: dict, tables: dict[str
             sections += ["What limits each of them, in Nsight Compute's counters at the same shapes (clocks and "
                          "caches left as they run; percentages of the peak sustained rate):", made["counters"]]
     sections += history_sections(namespace, tables, history or {}, made)
+    if "cache" in made:
+        sections += ["## Warm and cold L2",
+                     "Kernel time with the inputs left in L2 between calls (the tables above) and with L2 flushed "
+                     "before each call, outside its range, captured side by side in one session:", made["cache"]]
     if "control_band" in made:
         band = tables["capture_summary"]
         margin = f"{band['band_margin'].iloc[0]:.0%}"

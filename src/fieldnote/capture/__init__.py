@@ -12,10 +12,10 @@ from dataclasses import asdict, dataclass
 from ..errors import PipelineError
 
 
-def range_name(op: str, implementation: str) -> str:
-    """The NVTX range around each call: `op:implementation`. No slash: Nsight Compute's NVTX filter reads
-    `a/b/` as range b nested in range a."""
-    return f"{op}:{implementation}"
+def range_name(op: str, implementation: str, cache: str = "warm") -> str:
+    """The NVTX range around each call: `op:implementation`, and `op:implementation:cold` for a call made with L2
+    flushed before it. No slash: Nsight Compute's NVTX filter reads `a/b/` as range b nested in range a."""
+    return f"{op}:{implementation}" if cache == "warm" else f"{op}:{implementation}:{cache}"
 
 
 @dataclass(frozen=True)
@@ -32,6 +32,7 @@ class Job:
     repeats: int = 1
     tolerance: dict | None = None  # every timed call verified at it (verified.py)
     namespace: str = ""
+    caches: tuple[str, ...] = ("warm",)  # warm: inputs left in L2 between calls; cold: L2 flushed before each call
 
     def what(self, name: str, subject: dict) -> str:
         """A subject as its errors name it: namespace, op, implementation (or variant), shape."""
@@ -44,24 +45,28 @@ class Job:
         """The measured names, as the tables' `implementation` column carries them."""
         return tuple(self.subjects)
 
-    def range_of(self, implementation: str) -> str:
-        return range_name(self.op, implementation)
+    def range_of(self, implementation: str, cache: str = "warm") -> str:
+        return range_name(self.op, implementation, cache)
 
     def to_dict(self) -> dict:
         return asdict(self)
 
     @classmethod
     def from_dict(cls, data: dict) -> Job:
-        return cls(**data)
+        return cls(**{**data, "caches": tuple(data.get("caches", ("warm",)))})
 
 
 def label(kernels, job: Job):
     """Name each kernel's implementation and capture from its range: the k-th occurrence of a range is
     iteration k mod `iterations` of capture k div `iterations`. Kernels outside every range keep nulls."""
-    by_range = {job.range_of(impl): impl for impl in job.implementations}
+    by_range = {job.range_of(impl, cache): (impl, cache) for impl in job.implementations for cache in job.caches}
     occurrence = kernels["iteration"]
-    kernels = kernels.assign(implementation=kernels["range"].map(by_range), capture=occurrence // job.iterations,
-                             iteration=occurrence % job.iterations, iterations=job.iterations)
+    found = kernels["range"].map(by_range)
+    kernels = kernels.assign(implementation=found.map(lambda v: v[0] if isinstance(v, tuple) else None),
+                             capture=occurrence // job.iterations, iteration=occurrence % job.iterations,
+                             iterations=job.iterations)
+    if job.caches != ("warm",):  # a warm-only capture keeps the tables as they were
+        kernels = kernels.assign(cache=found.map(lambda v: v[1] if isinstance(v, tuple) else None))
     return kernels
 
 

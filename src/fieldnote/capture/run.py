@@ -21,16 +21,39 @@ def iterate(calls: dict, job: Job, annotate) -> None:
     from ..timing import rotation
     from ..verified import checksum, prime, verify
 
+    flush = L2Flush() if "cold" in job.caches else None
     for repeat in range(job.repeats):
-        for impl in rotation(list(job.implementations), repeat):
-            name = job.range_of(impl)
-            for k in range(job.iterations):
-                prime(calls[impl], repeat * job.iterations + k)  # outside the range: no kernel time includes it
-                with torch.cuda.nvtx.range(name), annotate(name):  # NVTX default domain, push/pop
-                    calls[impl]()
-                verify(calls[impl], repeat * job.iterations + k)
-                torch.cuda.synchronize()
+        for cache in job.caches:  # warm and cold side by side, in one session
+            for impl in rotation(list(job.implementations), repeat):
+                name = job.range_of(impl, cache)
+                for k in range(job.iterations):
+                    prime(calls[impl], repeat * job.iterations + k)  # outside the range: no kernel time includes it
+                    if cache == "cold":
+                        flush()
+                    with torch.cuda.nvtx.range(name), annotate(name):  # NVTX default domain, push/pop
+                        calls[impl]()
+                    verify(calls[impl], repeat * job.iterations + k)
+                    torch.cuda.synchronize()
     checksum(calls)
+
+
+class L2Flush:
+    """Before a cold call, outside its range: twice the L2's bytes written (evicting the inputs the priming just
+    wrote), and the persisting L2 lines reset."""
+
+    def __init__(self):
+        import torch
+
+        size = torch.cuda.get_device_properties(torch.cuda.current_device()).L2_cache_size
+        self.buffer = torch.empty(2 * size, dtype=torch.uint8, device="cuda")
+        self.calls = 0
+
+    def __call__(self) -> None:
+        from cuda.bindings import runtime
+
+        self.calls += 1
+        self.buffer.fill_(self.calls % 251)
+        runtime.cudaCtxResetPersistingL2Cache()
 
 
 def warmed(job: Job) -> dict:

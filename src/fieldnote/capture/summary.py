@@ -10,7 +10,9 @@ from . import range_name
 def in_ranges(kernels: pd.DataFrame) -> pd.DataFrame:
     """The kernels launched inside their own (op, implementation) NVTX range; anything else on the GPU during
     the capture is not that implementation's work."""
-    names = [range_name(op, impl) for op, impl in zip(kernels["op"], kernels["implementation"], strict=True)]
+    caches = kernels["cache"] if "cache" in kernels else pd.Series("warm", index=kernels.index)
+    names = [range_name(op, impl, cache)
+             for op, impl, cache in zip(kernels["op"], kernels["implementation"], caches, strict=True)]
     return kernels[kernels["range"] == pd.Series(names, index=kernels.index)]
 
 
@@ -28,7 +30,7 @@ def summarize(kernels: pd.DataFrame) -> pd.DataFrame:
     """One row per (op, implementation, backend, capture) from a kernels table that carries `iterations`;
     only kernels inside their own range count."""
     rows = []
-    keys = ["op", "implementation", "backend", "capture"]
+    keys = ["op", "implementation", "backend", *(["cache"] if "cache" in kernels else []), "capture"]
     for key, group in in_ranges(kernels.dropna(subset=["implementation"])).groupby(keys, sort=False):
         what = "capture " + "/".join(map(str, key))
         rows.append({**dict(zip(keys, key, strict=True)),
