@@ -326,6 +326,16 @@ class Evidence:
             return value
         return number(value, str(int(value)), f"{self.namespace}: census {column} of {op}")
 
+    def clock(self, column: str) -> Number:
+        """The range over the measurement's blocks of one gpu_state column (sm_clock_mhz, memory_clock_mhz,
+        temperature_c, power_w), whole numbers."""
+        values = self._table("gpu_state", None)[column].dropna()
+        found = [number(v, f"{v:.0f}", f"{self.namespace}: {column}") for v in (values.min(), values.max())]
+        return found[0] if found[0].text == found[1].text else spread(found)
+
+    def has_environment(self, key: str) -> bool:
+        return key in self.environment
+
     def environment_value(self, key: str) -> str:
         if key not in self.environment:
             raise PipelineError(f"environment.json of {self.namespace}: no key {key!r}")
@@ -405,7 +415,7 @@ def render(template: Path, evidence: Evidence, generated: dict, figures: dict[st
 
     helpers = {name: getattr(evidence, name) for name in (
         "kernel", "span", "launches", "band", "count", "resource", "error", "tolerance", "counter", "quoted", "largest",
-        "census_value", "ratio", "movement", "gap", "mine")}
+        "census_value", "clock", "has_environment", "ratio", "movement", "gap", "mine")}
     summary = evidence.tables["summary"]
     helpers.update(verification=lambda: tables_of.verification(
         evidence.tables["spans"], imported=not set(summary["implementation"]) <= set(MEASURED)),

@@ -68,8 +68,11 @@ def pipeline() -> dict:
         return done.stdout.strip() if done.returncode == 0 else ""
 
     changes = git("status", "--porcelain", "--untracked-files=all").splitlines()
+    from datetime import UTC, datetime
+
     return {"pipeline_version": __version__, "git_commit": git("rev-parse", "HEAD") or "unknown",
-            "git_dirty": bool(changes), "git_changes": changes[:50]}
+            "git_dirty": bool(changes), "git_changes": changes[:50],
+            "probed_utc": datetime.now(UTC).isoformat(timespec="seconds")}
 
 
 _THROTTLE_NAMES = {  # nvmlClocksEventReasons / nvmlClocksThrottleReasons bits

@@ -287,7 +287,14 @@ def note_tables(ns):
         + (("sweep",) if n.sweep else ())
         + (("counters",) if counted else ())
         + (("sanitizer",) if sanitizer_table(ns) else ())
+        + (("gpu_state",) if has_gpu_state(ns) else ())
     )
+
+
+def has_gpu_state(ns):
+    """The GPU's clocks and temperature over the measurement: a measured namespace's, or its archive's."""
+    n = NAMESPACES[ns]
+    return "gpu_state" in ARCHIVES[ns].tables() if n.replay else not n.imported
 
 
 def sanitizer_table(ns):
