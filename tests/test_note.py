@@ -148,3 +148,19 @@ def test_a_target_the_evidence_cannot_judge_is_not_measured_not_met():
     with pytest.raises(PipelineError, match=r"'targets.limits.triangle' is missing"):
         note.targets_section(summary, sweep, {"best_peer_ratio": 0.80, "limits": {
             op: "x" for op in ("matmul", "gelu", "layernorm")}})
+
+
+def test_a_peer_that_ran_other_kernels_between_namespaces_is_named():
+    """Issue 17: what a library (or torch.compile) chose is in the kernels table; the note names a peer whose
+    kernels, by name and launch, differ between the baseline and this namespace, and leaves the hand-written ones
+    to the drift table."""
+    from fieldnote import history
+
+    def kernels(torch_kernel, cuda_kernel):
+        return pd.DataFrame({"op": "gelu", "implementation": ["torch", "torch", "cuda"], "backend": "nsys",
+                             "kernel": [torch_kernel, "add", cuda_kernel], "grid": "8,1,1", "block": "128,1,1"})
+
+    changed = history.peer_changes(kernels("gelu_v1", "mine_a"), kernels("gelu_v2", "mine_b"))
+    assert changed[["op", "implementation"]].values.tolist() == [["gelu", "torch"]]
+    assert changed["only_before"].iloc[0] == [("gelu_v1", "8,1,1", "128,1,1")]
+    assert history.peer_changes(kernels("gelu_v1", "a"), kernels("gelu_v1", "b")).empty

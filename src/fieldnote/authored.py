@@ -421,7 +421,8 @@ def render(template: Path, evidence: Evidence, generated: dict, figures: dict[st
         evidence.tables["spans"], imported=not set(summary["implementation"]) <= set(MEASURED)),
         sanitizer=lambda: tables_of.sanitizer_summary(evidence.tables["sanitizer"]))
     helpers.update(env_value=evidence.environment_value, spread=spread, listed=listed, table=table, figure=figure,
-                   claim=claims.claim, verdict=claims.verdict, namespace=evidence.namespace, op_title=OPS,
+                   claim=claims.claim, verdict=claims.verdict, has_table=lambda name: name in generated,
+                   namespace=evidence.namespace, op_title=OPS,
                    impl_title=IMPLEMENTATIONS, config=evidence.config, has=lambda name: name in evidence.tables,
                    stages=list((evidence.config.get("progression") or {}).get("namespaces", [])))
     try:

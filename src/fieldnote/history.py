@@ -51,3 +51,35 @@ def drift_table(table: pd.DataFrame, baseline: str, current: str) -> pd.DataFram
     return pd.DataFrame({"Operation": table["op"].map(OPS), f"`{baseline}` (µs)": table["baseline_us"].map(us),
                          f"`{current}` (µs)": table["current_us"].map(us),
                          "Movement": table["movement_pct"].map(lambda v: f"{v:+.1f}%")})
+
+
+def launches_of(kernels: pd.DataFrame) -> pd.Series:
+    """Per (op, implementation), the set of (kernel, grid, block) its captures recorded: what a library or
+    torch.compile chose to run."""
+    backends = [b for b in ("nsys", "cupti") if b in set(kernels["backend"])] or sorted(set(kernels["backend"]))
+    found = kernels[kernels["implementation"].notna() & (kernels["backend"] == backends[0])]
+    found = found.drop_duplicates(["op", "implementation", "kernel", "grid", "block"])
+    return found.groupby(["op", "implementation"]).apply(
+        lambda g: frozenset(zip(g["kernel"], g["grid"], g["block"], strict=True)), include_groups=False)
+
+
+def peer_changes(baseline: pd.DataFrame, current: pd.DataFrame) -> pd.DataFrame:
+    """The peers (not hand-written) whose kernels differ between the baseline's captures and this namespace's:
+    the kernels only one side ran, by name and launch. A peer's time compared across namespaces is then the time
+    of other code."""
+    before, after = launches_of(baseline), launches_of(current)
+    rows = []
+    for key in [k for k in after.index if k in before.index and k[1] not in HAND_WRITTEN]:
+        gone, new = before[key] - after[key], after[key] - before[key]
+        if gone or new:
+            rows.append({"op": key[0], "implementation": key[1], "only_before": sorted(gone), "only_now": sorted(new)})
+    return pd.DataFrame(rows, columns=["op", "implementation", "only_before", "only_now"])
+
+
+def peer_changes_table(table: pd.DataFrame, baseline: str, current: str) -> pd.DataFrame:
+    def launches(found):
+        return "; ".join(f"`{k}` ({g} × {b})" for k, g, b in found) or "—"
+
+    return pd.DataFrame({"Operation": table["op"].map(OPS), "Peer": table["implementation"],
+                         f"Only in `{baseline}`": table["only_before"].map(launches),
+                         f"Only in `{current}`": table["only_now"].map(launches)})

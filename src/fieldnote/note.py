@@ -439,6 +439,10 @@ def history_tables(namespace: str, tables: dict, history: dict) -> dict[str, pd.
         table = views.drift(evidence, (tables["summary"], tables["kernels"]))
         if not table.empty:
             found["drift"] = views.drift_table(table, baseline, namespace)
+        changes = views.peer_changes(evidence[1], tables["kernels"])
+        changes["implementation"] = changes["implementation"].map(implementation_name)
+        if not changes.empty:
+            found["peer_kernels"] = views.peer_changes_table(changes, baseline, namespace)
     return found
 
 
