@@ -2,7 +2,7 @@
 Systems session per op (every timed call verified), as the pipeline captures them with `capture.cache: [warm,
 cold]`. Prints the table; writes it as CSV to the folder given.
 
-    python tools/warm_cold.py h200-001 OUT
+    python tools/warm_cold.py h200-001 OUT [IMPLEMENTATION-TO-LEAVE-OUT...]
 """
 import os
 import sys
@@ -21,9 +21,9 @@ from fieldnote.note import markdown, warm_and_cold
 from fieldnote.ops import OPS
 
 
-def subjects(namespace, op: str, tmp: Path) -> dict:
+def subjects(namespace, op: str, tmp: Path, left_out=()) -> dict:
     found = {}
-    for impl in namespace.implementations:
+    for impl in [i for i in namespace.implementations if i not in left_out]:
         if impl != "cuda":
             found[impl] = {"implementation": impl, "variant": None, "cubin": None}
             continue
@@ -34,7 +34,7 @@ def subjects(namespace, op: str, tmp: Path) -> dict:
     return found
 
 
-def main(ns: str, out: Path) -> None:
+def main(ns: str, out: Path, left_out=()) -> None:
     defaults = yaml.safe_load(Path("config/config.yaml").read_text())
     namespace = load_namespaces(Path("config"), defaults)[ns]
     rows = []
@@ -44,9 +44,9 @@ def main(ns: str, out: Path) -> None:
         for op in namespace.ops:
             npz = tmp / f"{op}.npz"
             inputs.write(op, namespace.shapes[op], namespace.seed, npz, tmp / f"{op}.json")
-            job = capture.Job(op, subjects(namespace, op, tmp), str(npz), namespace.shapes[op], iterations=100,
-                              warmup=25, repeats=3, tolerance=namespace.tolerance, namespace=f"{ns} (warm/cold)",
-                              caches=("warm", "cold"))
+            job = capture.Job(op, subjects(namespace, op, tmp, left_out), str(npz), namespace.shapes[op],
+                              iterations=100, warmup=25, repeats=3, tolerance=namespace.tolerance,
+                              namespace=f"{ns} (warm/cold)", caches=("warm", "cold"))
             (tmp / op).mkdir()
             kernels = capture.backend("nsys").capture(job, tmp / op).assign(op=op, backend="nsys")
             rows.append((kernels, control_band(summarize(kernels), 0.05)))
@@ -56,8 +56,9 @@ def main(ns: str, out: Path) -> None:
     spans = per_capture[["op", "implementation"]].drop_duplicates().assign(mode="eager", round=0, span_us=1.0)
     table = summary(per_capture, spans, kernels)
     table.to_csv(out / f"{ns}-warm-cold.csv", index=False)
+    per_capture.to_csv(out / f"{ns}-warm-cold-captures.csv", index=False)
     print(markdown(warm_and_cold(table)))
 
 
 if __name__ == "__main__":
-    main(sys.argv[1], Path(sys.argv[2]))
+    main(sys.argv[1], Path(sys.argv[2]), tuple(sys.argv[3:]))
