@@ -207,3 +207,14 @@ def test_a_sweep_session_captures_every_point_under_its_own_name(tmp_path):
     assert not skipped and len(swept) == 4
     big = swept.set_index(["implementation", "shape"]).loc[("cuda", "16384x4096")]
     assert big["launches"] == 1 and not big["fits_l2"] and big["achieved_gbs"] > 1000
+
+
+def test_what_inductor_generated_is_read_and_stable_across_compiles():
+    """Issue 17: the compiled peer's choice as evidence: the generated source's hash and its Triton kernels, the same
+    on a second compile (the cache answering)."""
+    from fieldnote.implementations import inductor_choice
+
+    arrays = OPS["gelu"].inputs({"rows": 256, "cols": 768}, SEED)
+    first, again = inductor_choice("gelu", arrays, "cuda"), inductor_choice("gelu", arrays, "cuda")
+    assert first == again and len(first["generated_sha256"]) == 64
+    assert first["generated_kernels"].startswith("triton_"), first

@@ -44,3 +44,21 @@ def compiled(op: str):
     import torch
 
     return torch.compile(kernels.function("torch", op), mode="max-autotune-no-cudagraphs", dynamic=False)
+
+
+def inductor_choice(op: str, arrays: dict, device: str) -> dict:
+    """What torch.compile generated for an op at one shape (its autotuning included): the SHA-256 of the generated
+    source and the kernels it defines, read with Inductor's run_and_get_code. A second compile of the same graph
+    (the cache answering) gives the same source, so the hash identifies the choice across jobs and namespaces."""
+    import hashlib
+    import re
+
+    import torch
+    from torch._inductor.utils import run_and_get_code
+
+    spec = OPS[op]
+    tensors = [torch.from_numpy(arrays[n]).to(device) for n in spec.torch_args]
+    _, sources = run_and_get_code(compiled(op), *tensors)
+    source = "\n".join(sources)
+    kernels = sorted(set(re.findall(r"^def (triton_\w+)\(", source, re.MULTILINE)))
+    return {"generated_sha256": hashlib.sha256(source.encode()).hexdigest(), "generated_kernels": " ".join(kernels)}

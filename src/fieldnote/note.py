@@ -281,6 +281,9 @@ def generated(namespace: str, tables: dict[str, pd.DataFrame], history: dict | N
             found[name] = view(tables[table])
     if "kernel_cold_us" in summary and summary["kernel_cold_us"].notna().any():
         found["cache"] = warm_and_cold(summary)
+    checks = tables.get("checks")
+    if checks is not None and "generated_sha256" in checks and checks["generated_sha256"].notna().any():
+        found["inductor"] = inductor_choices(checks)
     if predictions:
         found["predictions"] = against_predictions(predictions, variants or {}, summary, tables.get("attempts"))
     return {name: markdown(frame) for name, frame in found.items()}
@@ -297,6 +300,16 @@ def warm_and_cold(summary: pd.DataFrame) -> pd.DataFrame:
         implementation_name), "Warm L2 (µs)": rows["kernel_us"].map(us),
         "Cold L2 (µs)": rows["kernel_cold_us"].map(us),
         "Cold / warm": (rows["kernel_cold_us"] / rows["kernel_us"]).map("{:.2f}".format)})
+
+
+def inductor_choices(checks: pd.DataFrame) -> pd.DataFrame:
+    """What torch.compile generated for each op at the namespace's shape: the source's SHA-256 (its first twelve
+    digits) and the Triton kernels it defines."""
+    rows = ordered(checks.dropna(subset=["generated_sha256"]).drop_duplicates("op"))
+    return pd.DataFrame({"Operation": rows["op"].map(OPS), "Shape": rows["shape"],
+                         "Generated source (SHA-256)": "`" + rows["generated_sha256"].str[:12] + "`",
+                         "Kernels": rows["generated_kernels"].map(lambda k: ", ".join(f"`{n}`" for n in k.split())
+                                                                  or "—")})
 
 
 def measured_as(variant: str, metric: str, variants: dict, summary: pd.DataFrame, attempts_table) -> float:
@@ -391,6 +404,10 @@ def render(namespace: str, description: str, environment: dict, tables: dict[str
                      "it is compared with, in the metric that decided it.", made["attempts"]]
     if "ptxas" in made:
         sections += ["## The hand-written kernels as ptxas built them", made["ptxas"]]
+    if "inductor" in made:
+        sections += ["## What torch.compile generated", "Inductor's generated source at each op's shape, autotuning "
+                     "included, as the compiled check read it; a peer that ran other kernels than in the namespace "
+                     "it is compared with is named beside the drift.", made["inductor"]]
     if "census" in tables:
         arch = " and ".join(dict.fromkeys(tables["census"]["arch"]))
         sections += [f"## The Triton kernels, compiled offline for {arch} and censused", made["census"]]
