@@ -56,6 +56,18 @@ def import_from_seed(path: Path) -> None:
     path.write_text(re.sub(r"^archived:.*\n(?:  .*\n)*", "", text, flags=re.MULTILINE))
 
 
+@pytest.fixture(scope="session")
+def imported_original(tmp_path_factory) -> Path:
+    """A copy of the checkout whose original namespaces import from ../shared/seed-evidence, with
+    results/original-mage-006 rendered once for the tests that read it (and copy it to edit)."""
+    project = copy_project(tmp_path_factory.mktemp("imported-original"))
+    for path in (project / "config" / "namespaces").glob("original-*.yaml"):
+        import_from_seed(path)
+    run = snakemake(project, "--cores", "2", "results/original-mage-006")
+    assert run.returncode == 0, run.stderr
+    return project
+
+
 @pytest.fixture
 def project(tmp_path) -> Path:
     return copy_project(tmp_path)

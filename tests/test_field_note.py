@@ -7,7 +7,7 @@ from pathlib import Path
 
 import pandas as pd
 import pytest
-from conftest import ROOT, SEED_EVIDENCE, copy_project, import_from_seed, snakemake
+from conftest import ROOT, SEED_EVIDENCE
 
 SEED_NOTE = ROOT.parent / "shared" / "seed" / "field-note-004.txt"
 pytestmark = [pytest.mark.slow,
@@ -19,13 +19,8 @@ NOT_CARRIED = {"004": "the note's own number, not a measurement"}
 
 
 @pytest.fixture(scope="module")
-def bundle(tmp_path_factory) -> Path:
-    project = copy_project(tmp_path_factory.mktemp("field-note"))
-    for path in (project / "config" / "namespaces").glob("original-*.yaml"):
-        import_from_seed(path)
-    run = snakemake(project, "--cores", "2", "results/original-mage-006")
-    assert run.returncode == 0, run.stderr
-    return project / "results" / "original-mage-006"
+def bundle(imported_original) -> Path:
+    return imported_original / "results" / "original-mage-006"
 
 
 def seed_numbers() -> list[str]:

@@ -4,7 +4,7 @@ import shutil
 from pathlib import Path
 
 import pytest
-from conftest import SEED_EVIDENCE, SMALL, copy_project, import_from_seed, measured_mage_006, snakemake
+from conftest import SEED_EVIDENCE, SMALL, copy_project, measured_mage_006, snakemake
 from test_workflow import job_counts
 
 from fieldnote.bundle import manifest
@@ -13,20 +13,10 @@ pytestmark = [pytest.mark.slow,  # the workflow end to end
               pytest.mark.skipif(not (SEED_EVIDENCE / "mage-006").exists(), reason="../shared/seed-evidence absent")]
 
 
-@pytest.fixture(scope="module")
-def rendered_once(tmp_path_factory) -> Path:
-    project = copy_project(tmp_path_factory.mktemp("rendered"))
-    for path in (project / "config" / "namespaces").glob("original-*.yaml"):
-        import_from_seed(path)
-    run = snakemake(project, "--cores", "2", "results/original-mage-006")
-    assert run.returncode == 0, run.stderr
-    return project
-
-
 @pytest.fixture
-def rendered(rendered_once: Path, tmp_path: Path) -> Path:
+def rendered(imported_original: Path, tmp_path: Path) -> Path:
     """A copy of the rendered project, times and Snakemake's records included, for one test to edit."""
-    return Path(shutil.copytree(rendered_once, tmp_path / "project", symlinks=True))
+    return Path(shutil.copytree(imported_original, tmp_path / "project", symlinks=True))
 
 
 def planned(project: Path, target: str = "results/original-mage-006") -> dict[str, list[str]]:

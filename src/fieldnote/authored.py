@@ -413,18 +413,18 @@ def render(template: Path, evidence: Evidence, generated: dict, figures: dict[st
         placed.append(name)
         return tables_of.place_figure(name, caption or figures[name])
 
+    imported = not set(evidence.tables["summary"]["implementation"]) <= set(MEASURED)
     helpers = {name: getattr(evidence, name) for name in (
         "kernel", "span", "launches", "band", "count", "resource", "error", "tolerance", "counter", "quoted", "largest",
         "census_value", "clock", "has_environment", "ratio", "movement", "gap", "mine")}
-    summary = evidence.tables["summary"]
-    helpers.update(verification=lambda: tables_of.verification(
-        evidence.tables["spans"], imported=not set(summary["implementation"]) <= set(MEASURED)),
+    helpers.update(
+        env_value=evidence.environment_value, spread=spread, listed=listed, table=table, figure=figure,
+        claim=claims.claim, verdict=claims.verdict, has=lambda name: name in evidence.tables,
+        has_table=lambda name: name in generated, namespace=evidence.namespace, op_title=OPS,
+        impl_title=IMPLEMENTATIONS, config=evidence.config,
+        stages=list((evidence.config.get("progression") or {}).get("namespaces", [])),
+        verification=lambda: tables_of.verification(evidence.tables["spans"], imported),
         sanitizer=lambda: tables_of.sanitizer_summary(evidence.tables["sanitizer"]))
-    helpers.update(env_value=evidence.environment_value, spread=spread, listed=listed, table=table, figure=figure,
-                   claim=claims.claim, verdict=claims.verdict, has_table=lambda name: name in generated,
-                   namespace=evidence.namespace, op_title=OPS,
-                   impl_title=IMPLEMENTATIONS, config=evidence.config, has=lambda name: name in evidence.tables,
-                   stages=list((evidence.config.get("progression") or {}).get("namespaces", [])))
     try:
         text = _with_filename(env, source, template, helpers).render()
     except jinja2.TemplateError as e:

@@ -35,7 +35,6 @@ def workload(job: dict) -> None:
     """Launch each variant once at each case, synchronized, each launch announced first."""
     import torch
 
-    from .check import cases
     from .implementations import runner
     from .ops import OPS
 
@@ -45,7 +44,7 @@ def workload(job: dict) -> None:
         # a kernel planted in the tests launches by the contract of a registered variant
         contract = job.get("contracts", {}).get(name, name)
         run = runner(op, "cuda", spec.variant(contract), Path(cubin))
-        for case in cases(op, spec.small_shapes[0], job["seed"], None, small_only=True):
+        for case in _cases(job):
             label = f"{case.name} {spec.label(case.shape)}"
             print(f"{MARK}{name} | {label}", flush=True)
             t = {n: torch.from_numpy(a).cuda() for n, a in case.inputs.items()}
@@ -91,12 +90,16 @@ def sanitize(job: dict, workdir: Path, timeout: int = 900) -> pd.DataFrame:
     return pd.DataFrame(rows, columns=["variant", "tool", "shape", "errors", "first_message"])
 
 
-def expected_launches(job: dict) -> int:
+def _cases(job: dict):
+    """The op's small shapes and edge cases, drawn from the job's seed."""
     from .check import cases
     from .ops import OPS
 
-    spec = OPS[job["op"]]
-    return len(job["variants"]) * len(cases(job["op"], spec.small_shapes[0], job["seed"], None, small_only=True))
+    return cases(job["op"], OPS[job["op"]].small_shapes[0], job["seed"], None, small_only=True)
+
+
+def expected_launches(job: dict) -> int:
+    return len(job["variants"]) * len(_cases(job))
 
 
 def refuse(table: pd.DataFrame, variants, what: str) -> None:

@@ -16,7 +16,9 @@ def main(snakemake):
     sanitize.gate(snakemake, p.subjects, f"{w.ns}: {w.op}")
 
     t = p.timing
-    shape = "x".join(str(v) for v in p.op["shape"].values())
+    from fieldnote.ops import OPS
+
+    shape = OPS[w.op].label(p.op["shape"])
     calls = {name: workload.prepare(w.op, s["implementation"], snakemake.input.npz, p.op["shape"], s["variant"],
                                     s["cubin"], p.op["tolerance"], f"{w.ns}: {w.op} / {name} at {shape}")
              for name, s in p.subjects.items()}

@@ -36,8 +36,9 @@ class Job:
 
     def what(self, name: str, subject: dict) -> str:
         """A subject as its errors name it: namespace, op, implementation (or variant), shape."""
-        shape = subject.get("shape", self.shape)
-        label = "x".join(str(v) for v in shape.values())
+        from ..ops import OPS
+
+        label = OPS[self.op].label(subject.get("shape", self.shape))
         return f"{self.namespace + ': ' if self.namespace else ''}{self.op} / {name} at {label}"
 
     @property
