@@ -21,7 +21,7 @@ def test_dry_run_plans_every_stage(project: Path):
     assert job_counts(run.stdout) == {
         "inputs": 5, "build_cuda": 19, "build_triton": 5, "resources": 1, "census": 1, "check_cpu": 10,
         "gpu_probe": 1, "check_gpu": 34, "sanitize": 19, "sanitizer": 1, "checks": 1, "attempts": 1, "time": 5,
-        "spans": 2, "capture": 5,
+        "spans": 2, "capture": 5, "ceilings": 1,
         "capture_counters": 5, "kernels": 1, "counters": 1, "capture_summary": 1, "summary": 5,
         "sweep_check": 5, "sweep_capture": 5, "sweep_collect": 2, "sweep": 1,
         **{f"replay_unpack_mage_00{i}": 1 for i in (1, 2, 3, 6)}, "note": 1, "page": 1, "figures": 1, "bundle": 1}

@@ -229,6 +229,20 @@ class Evidence:
         return number(r["kernel_us"], us(r["kernel_us"]), self._name(op, impl, ns, "kernel time"),
                       r.get("kernel_low_us"), r.get("kernel_high_us"))
 
+    def cold(self, op: str, impl: str | None = None, ns: str | None = None) -> Number:
+        """The kernel time with L2 flushed before each call (capture.cache)."""
+        r = self._row(op, impl, ns)
+        return number(r["kernel_cold_us"], us(r["kernel_cold_us"]), self._name(op, impl, ns, "cold kernel time"),
+                      r.get("kernel_cold_low_us"), r.get("kernel_cold_high_us"))
+
+    def ceiling(self, op: str, cache: str = "warm", ns: str | None = None) -> Number:
+        """The fastest copy of the op's traffic timed beside it (the ceilings table): its memory floor."""
+        from .ceiling import best
+
+        c = best(self._table("ceilings", ns)).loc[(op, cache)]
+        return number(c["kernel_us"], us(c["kernel_us"]), f"{ns or self.namespace}: {op} ceiling ({cache})",
+                      c["kernel_low_us"], c["kernel_high_us"])
+
     def span(self, op: str, impl: str | None = None, ns: str | None = None) -> Number:
         r = self._row(op, impl, ns)
         return number(r["span_mean_us"], us(r["span_mean_us"]), self._name(op, impl, ns, "mean span"),

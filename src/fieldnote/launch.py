@@ -19,13 +19,14 @@ class _TorchStream:
 class CudaKernel:
     """A loaded cubin entry; calling it launches one grid for `shape` on torch's current stream."""
 
-    def __init__(self, cubin: Path, variant: CudaVariant):
+    def __init__(self, cubin: Path | bytes, variant: CudaVariant):
         from cuda.core import Device, ObjectCode
 
         self.device = Device(torch.cuda.current_device())
         self.device.set_current()
         self.variant = variant
-        self.kernel = ObjectCode.from_cubin(Path(cubin).read_bytes()).get_kernel(variant.contract.entry)
+        code = cubin if isinstance(cubin, bytes) else Path(cubin).read_bytes()
+        self.kernel = ObjectCode.from_cubin(code).get_kernel(variant.contract.entry)
         self.streams = {}  # torch stream handle -> cuda.core stream; graph capture runs on a side stream
 
     def _stream(self):

@@ -44,28 +44,34 @@ def table(spans: pd.DataFrame, capture_summary: pd.DataFrame, kernels: pd.DataFr
 BOOTSTRAP_RESAMPLES, BOOTSTRAP_LEVEL, BOOTSTRAP_SEED = 2000, 0.95, 20261201
 
 
-def kernel_interval(kernels: pd.DataFrame, backend: str) -> pd.DataFrame:
+def kernel_interval(kernels: pd.DataFrame, backend: str, cache: str = "warm") -> pd.DataFrame:
     """Per (op, implementation), the noise around its kernel time: a percentile bootstrap of the median over
     captures of each capture's mean kernel time per iteration (captures resampled, then iterations within each),
     widened to the captures' own range (the control band). Claims that one time is below another need these
-    intervals apart; a single capture still has its iterations to resample."""
-    rng = np.random.default_rng(BOOTSTRAP_SEED)
+    intervals apart; a single capture still has its iterations to resample. `cache`: which calls (warm or cold)."""
     mine = in_ranges(kernels[(kernels["backend"] == backend) & kernels["implementation"].notna()])
     if "cache" in mine:
-        mine = mine[mine["cache"] == "warm"]
+        mine = mine[mine["cache"] == cache]
     per_iteration = mine.groupby(["op", "implementation", "capture", "iteration"])["duration_us"].sum()
-    rows, tail = [], (1 - BOOTSTRAP_LEVEL) / 2
-    for (op, impl), group in per_iteration.groupby(level=["op", "implementation"], sort=True):
-        captures = [g.to_numpy() for _, g in group.groupby(level="capture")]
-        pick = rng.integers(0, len(captures), (BOOTSTRAP_RESAMPLES, len(captures)))
-        means = np.stack([c[rng.integers(0, len(c), (BOOTSTRAP_RESAMPLES, len(c)))].mean(axis=1) for c in captures],
-                         axis=1)
-        medians = np.median(np.take_along_axis(means, pick, axis=1), axis=1)
-        lows, highs = np.quantile(medians, [tail, 1 - tail])
-        observed = [c.mean() for c in captures]
-        rows.append({"op": op, "implementation": impl, "kernel_low_us": min(lows, *observed),
-                     "kernel_high_us": max(highs, *observed)})
+    rng = np.random.default_rng(BOOTSTRAP_SEED)
+    rows = [{"op": op, "implementation": impl, **dict(zip(("kernel_low_us", "kernel_high_us"),
+                                                         interval(group, rng), strict=True))}
+            for (op, impl), group in per_iteration.groupby(level=["op", "implementation"], sort=True)]
     return pd.DataFrame(rows, columns=["op", "implementation", "kernel_low_us", "kernel_high_us"])
+
+
+def interval(per_iteration: pd.Series, rng: np.random.Generator) -> tuple[float, float]:
+    """(low, high) around the median over captures of one subject's per-iteration kernel times, indexed by a
+    `capture` level (kernel_interval)."""
+    captures = [g.to_numpy() for _, g in per_iteration.groupby(level="capture")]
+    pick = rng.integers(0, len(captures), (BOOTSTRAP_RESAMPLES, len(captures)))
+    means = np.stack([c[rng.integers(0, len(c), (BOOTSTRAP_RESAMPLES, len(c)))].mean(axis=1) for c in captures],
+                     axis=1)
+    medians = np.median(np.take_along_axis(means, pick, axis=1), axis=1)
+    tail = (1 - BOOTSTRAP_LEVEL) / 2
+    lows, highs = np.quantile(medians, [tail, 1 - tail])
+    observed = [c.mean() for c in captures]
+    return float(min(lows, *observed)), float(max(highs, *observed))
 
 
 def span_rounds(spans: pd.DataFrame) -> pd.DataFrame:
@@ -103,9 +109,15 @@ def summary(capture_summary: pd.DataFrame, spans: pd.DataFrame, kernels: pd.Data
         out = out[columns]
     if kernels is None:
         return out
-    interval = kernel_interval(kernels, present[0])
-    out = out.merge(interval, on=["op", "implementation"], how="left")
-    return out[[*columns[:3], "kernel_low_us", "kernel_high_us", *columns[3:]]]
+    out = out.merge(kernel_interval(kernels, present[0]), on=["op", "implementation"], how="left")
+    columns = [*columns[:3], "kernel_low_us", "kernel_high_us", *columns[3:]]
+    if cold is not None:
+        bounds = kernel_interval(kernels, present[0], "cold").rename(
+            columns={"kernel_low_us": "kernel_cold_low_us", "kernel_high_us": "kernel_cold_high_us"})
+        out = out.merge(bounds, on=["op", "implementation"], how="left")
+        at = columns.index("kernel_cold_us") + 1
+        columns = [*columns[:at], "kernel_cold_low_us", "kernel_cold_high_us", *columns[at:]]
+    return out[columns]
 
 
 def control_band(capture_summary: pd.DataFrame, margin: float) -> pd.DataFrame:

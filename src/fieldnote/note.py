@@ -281,6 +281,9 @@ def generated(namespace: str, tables: dict[str, pd.DataFrame], history: dict | N
             found[name] = view(tables[table])
     if "kernel_cold_us" in summary and summary["kernel_cold_us"].notna().any():
         found["cache"] = warm_and_cold(summary)
+    if "ceilings" in tables and not tables["ceilings"].empty:
+        found["ceilings"] = ceilings(tables["ceilings"])
+        found["floors"] = floors(summary, tables["ceilings"])
     checks = tables.get("checks")
     if checks is not None and "generated_sha256" in checks and checks["generated_sha256"].notna().any():
         found["inductor"] = inductor_choices(checks)
@@ -300,6 +303,52 @@ def warm_and_cold(summary: pd.DataFrame) -> pd.DataFrame:
         implementation_name), "Warm L2 (µs)": rows["kernel_us"].map(us),
         "Cold L2 (µs)": rows["kernel_cold_us"].map(us),
         "Cold / warm": (rows["kernel_cold_us"] / rows["kernel_us"]).map("{:.2f}".format)})
+
+
+def ceilings(table: pd.DataFrame) -> pd.DataFrame:
+    """Per op, the copy of its traffic that was fastest, warm and cold: the memory floor of that op."""
+    from .ceiling import best
+
+    rows, chosen = [], best(table)
+    for op in [o for o in OPS if o in set(table["op"])]:
+        row = {"Operation": OPS[op], "Traffic (MiB read + written)": "{:.2f} + {:.2f}".format(
+            *(chosen.loc[(op, "warm"), k] / 2**20 for k in ("bytes_read", "bytes_written")))}
+        for cache in [c for c in ("warm", "cold") if (op, c) in chosen.index]:
+            c = chosen.loc[(op, cache)]
+            row[f"Copy, {cache} (µs)"] = us(c["kernel_us"])
+            row[f"Copy, {cache} (TB/s)"] = f"{c['gbs'] / 1e3:.2f}"
+            row[f"Launch, {cache}"] = f"`{c['config']}`"
+        rows.append(row)
+    return pd.DataFrame(rows)
+
+
+NOT_PHYSICAL = "not physical"
+
+
+def floors(summary: pd.DataFrame, table: pd.DataFrame) -> pd.DataFrame:
+    """Per op and implementation, its kernel time against the copy of its traffic in the same cache state; a
+    time whose interval lies wholly below the copy's is marked not physical (ceiling.faster_than)."""
+    from .ceiling import best, faster_than
+
+    chosen, rows = best(table), []
+    order = {name: i for i, name in enumerate(IMPLEMENTATIONS)}
+    measured = summary[summary["op"].isin(set(table["op"]))]
+    measured = ordered(measured.assign(_i=measured["implementation"].map(lambda i: order.get(i, len(order))))
+                       .sort_values("_i", kind="stable"))
+    for r in measured.itertuples():
+        row, flags = {"Operation": OPS[r.op], "Implementation": implementation_name(r.implementation)}, []
+        for cache, time, high in (("warm", "kernel_us", "kernel_high_us"),
+                                  ("cold", "kernel_cold_us", "kernel_cold_high_us")):
+            if (r.op, cache) not in chosen.index or pd.isna(getattr(r, time, float("nan"))):
+                continue
+            copy = chosen.loc[(r.op, cache)]
+            row[f"{cache.capitalize()} (µs)"] = us(getattr(r, time))
+            row[f"{cache.capitalize()} / copy"] = f"{getattr(r, time) / copy['kernel_us']:.2f}"
+            if faster_than(getattr(r, high), copy["kernel_low_us"]):
+                flags.append(f"{NOT_PHYSICAL} ({cache}: faster than the copy of its bytes)")
+        row["Judged"] = "; ".join(flags) or "within the ceiling"
+        rows.append(row)
+    return pd.DataFrame(rows)
 
 
 def inductor_choices(checks: pd.DataFrame) -> pd.DataFrame:
@@ -380,6 +429,12 @@ def render(namespace: str, description: str, environment: dict, tables: dict[str
         sections += ["## Warm and cold L2",
                      "Kernel time with the inputs left in L2 between calls (the tables above) and with L2 flushed "
                      "before each call, outside its range, captured side by side in one session:", made["cache"]]
+    if "ceilings" in made:
+        sections += ["## The memory floor, measured",
+                     "Beside each op in its capture session, a copy of the op's own traffic (the bytes it must read "
+                     "and write at its shape) was timed in several launch configurations, warm and cold; the "
+                     "fastest is the floor for that cache state. A kernel time whose interval lies wholly below the "
+                     f"copy's is marked {NOT_PHYSICAL}.", made["ceilings"], made["floors"]]
     if "control_band" in made:
         band = tables["capture_summary"]
         margin = f"{band['band_margin'].iloc[0]:.0%}"

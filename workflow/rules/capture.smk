@@ -7,6 +7,7 @@ rule capture:
     input:
         unpack(gpu_workload_inputs),
         code=lambda w: code_of("capture", w.op),
+        ceiling=lambda w: CEILING_SOURCE if ns_of(w).capture["ceiling"] else [],
     output:
         "work/{ns}/capture/{backend}/{op}.parquet",
     log:
@@ -89,3 +90,19 @@ rule capture_summary:
         margin=lambda w: ns_of(w).capture["band_margin"],
     script:
         "../scripts/capture_summary.py"
+
+
+rule ceilings:
+    """The memory floor measured beside each op: its copies' kernel times, warm and cold (ceiling.py)."""
+    input:
+        kernels=lambda w: evidence_table(w.ns, "kernels"),
+        code=code_of("ceilings"),
+    output:
+        "work/{ns}/ceilings.parquet",
+    log:
+        log_of("ceilings", "ns"),
+    params:
+        shapes=lambda w: ns_of(w).shapes,
+        backend=lambda w: ns_of(w).capture_backends()[0],
+    script:
+        "../scripts/ceilings.py"

@@ -50,6 +50,7 @@ GPU_SLOTS = 4  # the `gpu` resource of profiles/default: a measurement takes all
 # check ends, the next compiled check would wait for it, and the long sweep checks would run one at a time. The
 # sweep checks take PRIORITY_SWEEP_CHECK and up, one more for each op ahead of them (sweep.smk).
 PRIORITY_COMPILED_CHECK, PRIORITY_CHECK, PRIORITY_SWEEP_CHECK = 50, 10, 1
+CEILING_SOURCE = "kernels/ceiling/stream.cu"  # the copies timed beside each op (ceiling.py)
 
 
 wildcard_constraints:
@@ -164,6 +165,7 @@ def built_tables(ns):
 def bundle_tables(ns):
     measured = ("checks", *built_tables(ns), "spans", "gpu_state", "kernels", "capture_summary", "summary", "claims")
     measured += ("sanitizer",) if sanitizer_table(ns) else ()
+    measured += ("ceilings",) if has_ceilings(ns) else ()
     imported = (
         "spans",
         "checks",
@@ -288,6 +290,7 @@ def note_tables(ns):
         + (("counters",) if counted else ())
         + (("sanitizer",) if sanitizer_table(ns) else ())
         + (("gpu_state",) if has_gpu_state(ns) else ())
+        + (("ceilings",) if has_ceilings(ns) else ())
     )
 
 
@@ -303,6 +306,14 @@ def sanitizer_table(ns):
     if n.replay:
         return "sanitizer" in ARCHIVES[ns].tables()
     return not n.imported and bool(sanitized_files(ns))
+
+
+def has_ceilings(ns):
+    """Whether a namespace's evidence has the ceilings table (copies of each op's traffic timed beside it)."""
+    n = NAMESPACES[ns]
+    if n.replay:
+        return "ceilings" in ARCHIVES[ns].tables()
+    return not n.imported and bool(n.capture.get("ceiling"))
 
 
 def has_quoted(ns):

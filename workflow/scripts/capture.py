@@ -34,7 +34,8 @@ def main(snakemake):
                       iterations=p.capture["iterations"], warmup=p.capture["warmup"],
                       repeats=p.capture["repeats"] if w.backend != "ncu" else 1, tolerance=p.op["tolerance"],
                       namespace=w.ns,
-                      caches=tuple(p.capture.get("cache", ["warm"])) if w.backend != "ncu" else ("warm",))
+                      caches=tuple(p.capture.get("cache", ["warm"])) if w.backend != "ncu" else ("warm",),
+                      ceiling=p.capture["ceiling"] and w.backend != "ncu")
     with tempfile.TemporaryDirectory(prefix=f"capture-{w.backend}-") as workdir, step(
             f"capture {w.backend}: {name}, {job.repeats} x {job.iterations} iterations (profiler start to export)"):
         table = backend.capture(job, Path(workdir), raw_copy(w, name))

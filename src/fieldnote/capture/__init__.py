@@ -33,6 +33,7 @@ class Job:
     tolerance: dict | None = None  # every timed call verified at it (verified.py)
     namespace: str = ""
     caches: tuple[str, ...] = ("warm",)  # warm: inputs left in L2 between calls; cold: L2 flushed before each call
+    ceiling: bool = False  # the memory ceiling's copies of the op's traffic timed beside them (ceiling.py)
 
     def what(self, name: str, subject: dict) -> str:
         """A subject as its errors name it: namespace, op, implementation (or variant), shape."""

@@ -14,25 +14,29 @@ from contextlib import nullcontext
 from . import Job
 
 
-def iterate(calls: dict, job: Job, annotate) -> None:
-    """`repeats` rounds; in each, every implementation's iterations in its own NVTX range, order rotating."""
+def iterate(calls: dict, job: Job, annotate, ceilings: dict | None = None) -> None:
+    """`repeats` rounds; in each, every implementation's iterations in its own NVTX range, order rotating, then
+    the ceiling's copies (`ceilings`: configuration -> ceiling.Stream) in theirs."""
     import torch
 
+    from .. import ceiling
     from ..timing import rotation
     from ..verified import checksum, prime, verify
 
     flush = L2Flush() if "cold" in job.caches else None
     for repeat in range(job.repeats):
         for cache in job.caches:  # warm and cold side by side, in one session
-            for impl in rotation(list(job.implementations), repeat):
-                name = job.range_of(impl, cache)
+            timed = [(job.range_of(impl, cache), calls[impl]) for impl in rotation(list(job.implementations), repeat)]
+            # the ceiling's copies after the op's subjects, in the same state of the cache
+            timed += [(ceiling.range_of(job.op, config, cache), copy) for config, copy in (ceilings or {}).items()]
+            for name, call in timed:
                 for k in range(job.iterations):
-                    prime(calls[impl], repeat * job.iterations + k)  # outside the range: no kernel time includes it
+                    prime(call, repeat * job.iterations + k)  # outside the range: no kernel time includes it
                     if cache == "cold":
                         flush()
                     with torch.cuda.nvtx.range(name), annotate(name):  # NVTX default domain, push/pop
-                        calls[impl]()
-                    verify(calls[impl], repeat * job.iterations + k)
+                        call()
+                    verify(call, repeat * job.iterations + k)
                     torch.cuda.synchronize()
     checksum(calls)
 
@@ -56,9 +60,11 @@ class L2Flush:
         runtime.cudaCtxResetPersistingL2Cache()
 
 
-def warmed(job: Job) -> dict:
+def warmed(job: Job) -> tuple[dict, dict]:
+    """(every subject's measured call, the ceiling's copies by configuration), each called `warmup` times."""
     import torch
 
+    from ..ceiling import streams
     from ..workload import prepare, prepare_drawn
 
     calls = {name: prepare_drawn(job.op, s["implementation"], s["shape"], s["seed"], s["variant"], s["cubin"],
@@ -66,20 +72,21 @@ def warmed(job: Job) -> dict:
              if "shape" in s else prepare(job.op, s["implementation"], job.npz, job.shape, s["variant"], s["cubin"],
                                           job.tolerance, job.what(name, s))
              for name, s in job.subjects.items()}
-    for call in calls.values():
+    copies = streams(job.op, job.shape) if job.ceiling else {}
+    for call in [*calls.values(), *copies.values()]:
         for _ in range(job.warmup):
             call()
     torch.cuda.synchronize()
-    return calls
+    return calls, copies
 
 
 def profile_range(job: Job) -> None:
     """The iterations between cudaProfilerStart and cudaProfilerStop, for nsys and ncu."""
     import torch
 
-    calls = warmed(job)
+    calls, copies = warmed(job)
     torch.cuda.profiler.start()
-    iterate(calls, job, lambda name: nullcontext())
+    iterate(calls, job, lambda name: nullcontext(), copies)
     torch.cuda.profiler.stop()
 
 
@@ -87,9 +94,9 @@ def profile_torch(job: Job, trace: str) -> None:
     """The iterations under torch.profiler (CUPTI), written as a chrome trace."""
     from torch.profiler import ProfilerActivity, profile, record_function
 
-    calls = warmed(job)
+    calls, copies = warmed(job)
     with profile(activities=[ProfilerActivity.CPU, ProfilerActivity.CUDA]) as prof:
-        iterate(calls, job, record_function)
+        iterate(calls, job, record_function, copies)
     prof.export_chrome_trace(trace)
 
 

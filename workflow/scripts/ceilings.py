@@ -1,0 +1,17 @@
+"""The ceilings table: the copies of each op's traffic timed in its capture session, per cache and configuration."""
+import pandas as pd
+
+from fieldnote.ceiling import table
+from fieldnote.io import write_table
+from fieldnote.script import entry
+
+
+@entry
+def main(snakemake):
+    p = snakemake.params
+    ceilings = table(pd.read_parquet(snakemake.input.kernels), p.shapes, p.backend)
+    ceilings.insert(0, "namespace", snakemake.wildcards.ns)
+    write_table(snakemake.output[0], ceilings)
+
+
+main(snakemake)  # noqa: F821
