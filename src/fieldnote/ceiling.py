@@ -11,14 +11,14 @@ from __future__ import annotations
 
 import math
 from dataclasses import dataclass
-from pathlib import Path
 
 import numpy as np
 import pandas as pd
 
 from .errors import PipelineError
+from .paths import KERNELS
 
-SOURCE = Path(__file__).resolve().parents[2] / "kernels" / "ceiling" / "stream.cu"
+SOURCE = KERNELS / "ceiling" / "stream.cu"
 THREADS = 256
 RESIDENT_BLOCKS_PER_SM = 2048 // THREADS  # as many threads as an SM holds at once (sm_80 and later)
 PREFIX = "ceiling-"  # the range of configuration c of op o: `o:ceiling-c`, `o:ceiling-c:cold` (capture.range_name)

@@ -4,6 +4,7 @@
 rule build_cuda:
     input:
         source="kernels/cuda/{op}/{variant}.cu",
+        headers=family_headers,  # the kernel family's .cuh files it includes: an edit of one rebuilds it
         code=code_of("build_cuda"),
     output:
         cubin="work/build/{arch}/cuda/{op}/{variant}.cubin",

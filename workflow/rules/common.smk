@@ -228,6 +228,19 @@ def published_config(ns):
     return resolved
 
 
+# build.smk
+
+
+def family_headers(wildcards):
+    """The headers (kernels/cuda/include) a variant's source includes, as paths relative to the workflow."""
+    from fieldnote.build.cuda import headers
+
+    source = Path(f"kernels/cuda/{wildcards.op}/{wildcards.variant}.cu")
+    if not source.is_file():
+        return []  # the rule reports the missing source itself
+    return [str(h.relative_to(Path(workflow.basedir).resolve())) for h in headers(source)]
+
+
 # capture.smk
 
 

@@ -18,7 +18,12 @@
 //     there into the mma.m16n8k8 fragment layout, which is wgmma's for A in registers, warp w taking rows 16w.
 //   - K steps of 16: six wgmma a step, the first with scale-d = 0 (D = A B), so the partial sums need no zeroing.
 //   - Shared writes are made visible to the tensor core's async proxy with fence.proxy.async before the barrier.
+#include "tf32x3_mma.cuh"  // the family's guarded loads and round-to-nearest split
+
 namespace {
+
+using tf32x3::load4;
+constexpr auto split = tf32x3::RoundInt::split;
 
 enum : int {
     BM = 64, BN = 64, BK = 16,
@@ -34,12 +39,6 @@ struct Tiles {
     unsigned bhi[2][B_WORDS];
     unsigned blo[2][B_WORDS];
 };
-
-__device__ __forceinline__ uint2 split(float x)
-{
-    const unsigned hi = (__float_as_uint(x) + 0x1000u) & 0xffffe000u;  // round to nearest TF32
-    return make_uint2(hi, __float_as_uint(x - __uint_as_float(hi)));
-}
 
 __device__ __forceinline__ unsigned long long descriptor(const unsigned* tile)
 {
@@ -83,16 +82,6 @@ __device__ __forceinline__ void pin(unsigned (&a)[4])
 struct Stage {
     float4 a[2], b[2];
 };
-
-__device__ __forceinline__ float4 load4(const float* p, long long row, int col, int rows, int cols, long long ld,
-                                        bool fast)
-{
-    if (fast) return __ldg(reinterpret_cast<const float4*>(p + row * ld + col));
-    float v[4];
-#pragma unroll
-    for (int e = 0; e < 4; ++e) v[e] = (row < rows && col + e < cols) ? p[row * ld + col + e] : 0.f;
-    return make_float4(v[0], v[1], v[2], v[3]);
-}
 
 __device__ __forceinline__ void fetch(Stage& s, const float* a, const float* b, int m, int n, int k, int row0,
                                       int col0, int k0, bool fast)

@@ -17,6 +17,10 @@
 //   - Output: staged through shared memory, so each (i, j) leaves as its 8 channels, two float4, not as 4-byte
 //     stores 128 bytes apart.
 
+#include "tf32x3_mma.cuh"  // the 3xTF32 split and the mma of the matmul family
+
+#include "triangle_runs.cuh"
+
 namespace {
 
 enum : int {
@@ -36,28 +40,13 @@ struct Stage {
 
 __device__ __forceinline__ void split(float x, unsigned& hi, unsigned& lo)
 {
-    hi = (__float_as_uint(x) + 0x1000u) & 0xffffe000u;
-    lo = __float_as_uint(x - __uint_as_float(hi));
+    const uint2 parts = tf32x3::RoundInt::split(x);
+    hi = parts.x, lo = parts.y;
 }
 
-__device__ __forceinline__ void mma(float (&d)[4], const unsigned (&a)[4], const unsigned (&b)[2])
-{
-    asm("mma.sync.aligned.m16n8k8.row.col.f32.tf32.tf32.f32 {%0,%1,%2,%3}, {%4,%5,%6,%7}, {%8,%9}, "
-        "{%0,%1,%2,%3};"
-        : "+f"(d[0]), "+f"(d[1]), "+f"(d[2]), "+f"(d[3])
-        : "r"(a[0]), "r"(a[1]), "r"(a[2]), "r"(a[3]), "r"(b[0]), "r"(b[1]));
-}
+using tf32x3::mma;
 
-__device__ __forceinline__ float4 load4(const float* p, int row, int k, int c, int n, int channels, bool fast)
-{
-    const long long at = ((long long)row * n + k) * channels + c;
-    if (fast) return __ldg(reinterpret_cast<const float4*>(p + at));
-    float v[4];
-    const bool in = row < n && k < n;
-#pragma unroll
-    for (int e = 0; e < 4; ++e) v[e] = (in && c + e < channels) ? p[at + e] : 0.f;
-    return make_float4(v[0], v[1], v[2], v[3]);
-}
+using triangle::load4;
 
 // Pair f of a tile is (row f / 8, k f % 8), its 8 channels two float4 (halves h). The a tile's 256 pairs are one a
 // thread; the b tile's 128 pairs are half a pair a thread.

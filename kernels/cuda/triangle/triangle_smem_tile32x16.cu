@@ -15,6 +15,8 @@
 //   100 MB through L2 at the seed shape (n = 128); a 32 x 16 block tile cuts that to 25 MB, 128 blocks.
 //   Shared rows are padded by 8 floats per k, so the 128-bit stores of a quarter warp hit distinct banks.
 
+#include "triangle_runs.cuh"
+
 namespace {
 
 enum : int {
@@ -34,16 +36,7 @@ struct Stage {
     float4 a[2], b;
 };
 
-__device__ __forceinline__ float4 load4(const float* p, int row, int k, int c, int n, int channels, bool fast)
-{
-    const long long at = ((long long)row * n + k) * channels + c;
-    if (fast) return __ldg(reinterpret_cast<const float4*>(p + at));
-    float v[4];
-    const bool in = row < n && k < n;
-#pragma unroll
-    for (int e = 0; e < 4; ++e) v[e] = (in && c + e < channels) ? p[at + e] : 0.f;
-    return make_float4(v[0], v[1], v[2], v[3]);
-}
+using triangle::load4;
 
 // Quad f of a tile: f % 2 is the half of the 8 channels, (f / 2) % 8 the k, f / 16 the row.
 __device__ __forceinline__ void fetch(Stage& s, const float* a, const float* b, int n, int channels, int i0,

@@ -11,9 +11,13 @@ import re
 from pathlib import Path
 
 from ..errors import PipelineError
+from ..paths import KERNELS
 from .census import cubin_resources, ptx_census
 
 OPTIONS = ("-std=c++17", "-Xptxas=-v", "-lineinfo")
+# A kernel family's shared pieces (`#include "<name>.cuh"`): one include path, each header an input of the build.
+INCLUDE = KERNELS / "cuda" / "include"
+INCLUDE_LINE = re.compile(r'^\s*#\s*include\s+"([^"]+)"', re.MULTILINE)
 # The build exists for its report: a compile answered from the CUDA compute cache (~/.nv/ComputeCache, which
 # NVRTC 12.9 and later consult) skips ptxas and leaves an empty log. Set before NVRTC is first loaded, which the
 # functions below do lazily.
@@ -35,13 +39,30 @@ def _fetch(prog, size_fn, get_fn, what: str) -> bytes:
     return buf
 
 
+def headers(source: Path) -> list[Path]:
+    """The family headers a source includes, directly or through another header, in the order first reached; a
+    header not in the include path is an error naming both."""
+    found: dict[Path, None] = {}
+    pending = [source]
+    while pending:
+        current = pending.pop(0)
+        for name in INCLUDE_LINE.findall(current.read_text()):
+            header = INCLUDE / name
+            if not header.is_file():
+                raise PipelineError(f"{current}: includes \"{name}\", which is not in {INCLUDE}")
+            if header not in found:
+                found[header] = None
+                pending.append(header)
+    return list(found)
+
+
 def compile_source(source: Path, arch: str) -> tuple[bytes, str, str]:
     """(cubin, ptx, program log) of one .cu file; a compile error names the file and carries the log."""
     from cuda.bindings import nvrtc
     prog = _check(nvrtc.nvrtcCreateProgram(source.read_bytes(), str(source).encode(), 0, [], []),
                   f"{source}: nvrtcCreateProgram")
     try:
-        options = [f"-arch={arch}".encode(), *(o.encode() for o in OPTIONS)]
+        options = [f"-arch={arch}".encode(), *(o.encode() for o in OPTIONS), f"--include-path={INCLUDE}".encode()]
         result = nvrtc.nvrtcCompileProgram(prog, len(options), options)
         log = _fetch(prog, nvrtc.nvrtcGetProgramLogSize, nvrtc.nvrtcGetProgramLog, "log").decode().rstrip("\x00 ")
         _check(result, f"{source}: compile for {arch} failed", log)
@@ -84,5 +105,6 @@ def build(source: Path, entry: str, arch: str) -> tuple[bytes, str, dict]:
         "entry": entry, "arch": arch, **ptxas, "cuobjdump_registers": objdump.get("reg"),
         "cubin_shared_bytes": objdump.get("shared"), **census,
         "source_sha256": hashlib.sha256(source.read_bytes()).hexdigest(),
+        "headers": " ".join(f"{h.name}:{hashlib.sha256(h.read_bytes()).hexdigest()}" for h in headers(source)),
         "cubin_sha256": hashlib.sha256(cubin).hexdigest(), "options": " ".join(OPTIONS), "ptxas_log": log,
     }
