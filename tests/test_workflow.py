@@ -81,4 +81,5 @@ def test_without_a_gpu_the_cpu_stages_run_then_one_message(project: Path):
     again = snakemake(project, "-n", "--cores", "1", "results/mage-006")
     assert set(job_counts(again.stdout)) == {"gpu_probe", "check_gpu", "checks", "sanitize", "sanitizer", "time",
                                              "spans", "capture", "capture_counters", "summary", "attempts", "note",
-                                             "page", "figures", "kernels", "counters", "capture_summary", "bundle"}
+                                             "page", "figures", "kernels", "counters", "capture_summary", "ceilings",
+                                             "bundle"}

@@ -61,11 +61,19 @@ def modules_table() -> str:
     return "\n".join(rows)
 
 
+TABLES = ("<!-- tables: generated -->", "<!-- /tables -->")
+
+
+def _between(text: str, markers: tuple[str, str], body: str) -> str:
+    start, end = markers
+    return re.sub(f"{re.escape(start)}.*?{re.escape(end)}", lambda _: f"{start}\n{body}\n{end}", text, flags=re.S)
+
+
 def reference(text: str) -> str:
-    """docs/reference.md with its module table made anew."""
-    start, end = MODULES
-    return re.sub(f"{re.escape(start)}.*?{re.escape(end)}", lambda _: f"{start}\n{modules_table()}\n{end}", text,
-                  flags=re.S)
+    """docs/reference.md with its module table and its table reference made anew."""
+    from .tables import reference as tables_reference
+
+    return _between(_between(text, MODULES, modules_table()), TABLES, tables_reference())
 
 
 if __name__ == "__main__":

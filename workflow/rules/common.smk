@@ -18,7 +18,7 @@ envvars:
 os.environ.setdefault("TORCHINDUCTOR_CACHE_DIR", str(Path("work/inductor-cache").resolve()))  # compile once
 os.environ.setdefault("TRITON_DEFAULT_FP_FUSION", "1")  # Triton's default since 2.x; silences 3.9's warning
 
-from fieldnote import names
+from fieldnote import names, tables
 from fieldnote.archive import Archive, provenance, resolve_archived, source_files
 from fieldnote.bundle import stale_if_incomplete
 from fieldnote.config import Namespace, check_config, load_namespaces, read_when_archived
@@ -129,8 +129,8 @@ def triton_sources(op):
     return [f"kernels/triton/{op}.py"] + (["kernels/triton/matmul.py"] if op == "triangle" else [])
 
 
-IMPORTED_TABLES = ("spans", "checks", "kernels", "quoted")
-DERIVED_TABLES = ("summary", "attempts", "sweep", "claims")  # recomputed from the other tables, in a replay too
+IMPORTED_TABLES = tables.IMPORTED  # what importing the original's evidence brings (fieldnote/tables.py)
+DERIVED_TABLES = tables.DERIVED  # recomputed from the other tables, in a replay too
 
 
 def evidence_table(ns, name):

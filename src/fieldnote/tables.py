@@ -1,0 +1,183 @@
+"""The evidence tables: one registry of every table a bundle can hold, what a row is, and each column's unit and
+meaning. docs/reference.md's table reference is generated from it (fieldnote.docs), the workflow reads which tables
+are recomputed in a replay and which an import brings from it, and a test holds every column of the shipped
+evidence to it."""
+from __future__ import annotations
+
+from dataclasses import dataclass
+
+
+@dataclass(frozen=True)
+class Column:
+    names: tuple[str, ...]  # columns documented together
+    unit: str
+    meaning: str
+
+
+@dataclass(frozen=True)
+class Table:
+    name: str
+    row: str  # what one row is
+    columns: tuple[Column, ...]
+    derived: bool = False  # recomputed from the other tables, in a replay too
+    imported: bool = False  # what importing the original project's evidence brings
+
+    @property
+    def column_names(self) -> set[str]:
+        return {n for c in self.columns for n in c.names}
+
+
+def c(names: str, unit: str, meaning: str) -> Column:
+    return Column(tuple(names.split()), unit, meaning)
+
+
+NS = c("namespace", "", "the namespace the row belongs to")
+SUBJECT = c("op implementation", "", "the op, and the implementation (or an attempt's variant, or `impl@shape` in the "
+                                     "sweep tables)")
+INTERVAL = c("kernel_low_us kernel_high_us", "µs", "the kernel time's noise: a percentile bootstrap of the median over "
+                                                   "captures (95 %, 2000 resamples, fixed seed), widened to the "
+                                                   "captures' range")
+CHECK_COLUMNS = (
+    NS, SUBJECT, c("variant", "", "the CUDA variant, or the implementation"),
+    c("shape case seed", "", "shape label (`1024x1024x1024` is m x n x k), case name, the inputs' seed"),
+    c("device", "", "`cuda`, `cpu` or `triton-interpreter`"),
+    c("passed", "bool", "every element finite and `abs(out - ref) <= atol + rtol * abs(ref)`"),
+    c("max_abs_error", "", "max over elements of `abs(out - ref)`"),
+    c("max_rel_error", "", "max of `abs(out - ref) / abs(ref)` over elements with `abs(ref) > atol`"),
+    c("worst_tolerance_ratio", "", "max of `abs(out - ref) / (atol + rtol * abs(ref))`; passing needs <= 1"),
+    c("nonfinite_elements checked_elements", "count", "NaN/inf left in the output (an unwritten element stays NaN); "
+                                                      "elements compared"),
+    c("rtol atol", "", "the tolerance applied"),
+)
+KERNEL_COLUMNS = (
+    NS, SUBJECT, c("backend backend_version", "", "the profiler (nsys, cupti, ncu) and its version"),
+    c("capture iteration iterations", "", "repeat index; call index within it; calls per capture"),
+    c("kernel", "", "demangled name"), c("launch", "", "order in the session"),
+    c("range", "", "its NVTX range (`op:implementation`, `:cold` for a call after an L2 flush, `op:ceiling-<config>` "
+                   "for the memory ceiling's copy)"),
+    c("cache", "", "`warm` or `cold` (where the namespace captures both)"),
+    c("start_ns duration_us", "ns, µs", "start on the GPU's clock; duration"),
+    c("grid block", "", "launch shape, `x,y,z`"), c("registers", "per thread", "as the profiler reports"),
+    c("static_shared_bytes dynamic_shared_bytes shared_bytes", "bytes", "shared memory, declared, requested at "
+                                                                        "launch, and both"),
+)
+PTX_WIDTHS = " ".join(f"{kind}{w}" for kind in ("global_loads", "global_stores", "async_copies")
+                      for w in ("", "_32bit", "_64bit", "_128bit"))
+
+REGISTRY = (
+    Table("checks", "op, implementation, case", CHECK_COLUMNS + (
+        c("generated_sha256 generated_kernels", "", "for torch.compile: the SHA-256 of the source Inductor "
+                                                    "generated at the namespace's shape, and its Triton kernels"),),
+          imported=True),
+    Table("sweep_checks", "case of the gate at a sweep point (implementation `impl@shape`)", CHECK_COLUMNS),
+    Table("resources", "CUDA variant of the namespace (ptxas `-v`, `cuobjdump --dump-resource-usage`)", (
+        NS, c("op variant entry arch design", "", "the kernel and its design in words"),
+        c("registers cuobjdump_registers", "per thread", "ptxas's and cuobjdump's count (must agree)"),
+        c("spill_stores_bytes spill_loads_bytes stack_bytes", "bytes", "local-memory traffic ptxas reports"),
+        c("static_shared_bytes", "bytes", "`__shared__` the kernel declares"),
+        c("cubin_shared_bytes", "bytes", "cuobjdump's SHARED (includes sm_90's 1 KiB reserved per block)"),
+        c("barriers", "count", "named barriers ptxas reports"),
+        c(" ".join(f"ptx_{n}" for n in PTX_WIDTHS.split()), "instructions", "in the PTX, by access width"),
+        c("ptx_barriers", "instructions", "`bar.sync` / `barrier.sync` in the PTX"),
+        c("source_sha256 headers cubin_sha256 options nvrtc_version ptxas_log", "",
+          "what was built and how; `headers`: each family header it includes, `name:sha256`"),
+    )),
+    Table("census", "Triton kernel of the namespace, compiled offline", (
+        NS, c("op kernel arch num_warps constexprs", "", "the kernel and its launch parameters"),
+        c("registers", "per thread", "cuobjdump"), c("shared_bytes cubin_shared_bytes", "bytes",
+                                                   "what a launch requests; cuobjdump's SHARED"),
+        c(PTX_WIDTHS + " barriers", "instructions", "counted in the PTX, by access width"),
+        c("triton_version cubin_sha256", "", "what was built"),
+    )),
+    Table("inputs", "op input", (c("op shape seed input sha256", "", "each input array and its SHA-256"),)),
+    Table("spans", "timed call", (
+        NS, SUBJECT, c("mode", "", "`eager`: one event pair around one call; `graph`: one replay of `iterations` "
+                                   "captured calls divided by `iterations`"),
+        c("round position iteration", "", "round; place in that round's order; call (or replay) index"),
+        c("span_us", "µs", "CUDA-event time around the call"), c("sm_clock_mhz", "MHz", "NVML, after the block"),
+        c("verified", "bool", "the call's output was checked against its input set's reference (verified.py)"),
+    ), imported=True),
+    Table("gpu_state", "op, round and implementation block of the timing stage", (
+        NS, SUBJECT, c("round position", "", "as in spans"),
+        c("sm_clock_mhz memory_clock_mhz temperature_c power_w utilization_gpu_pct", "MHz, °C, W, %", "NVML"),
+        c("throttle_reasons throttle_names", "", "NVML's bitmask and its names"),
+    )),
+    Table("kernels", "captured kernel", KERNEL_COLUMNS, imported=True),
+    Table("sweep_kernels", "captured kernel of a sweep point (implementation `impl@shape`)", KERNEL_COLUMNS),
+    Table("capture_summary", "op, implementation, backend, capture (and cache)", (
+        NS, SUBJECT, c("backend capture cache iterations", "", "as in kernels"),
+        c("launches launches_per_iteration", "count", "kernels in the range; per iteration, a whole number or the "
+                                                      "stage fails"),
+        c("kernel_us_per_iteration", "µs", "sum of kernel durations / iterations, gaps excluded"),
+        c("kernel_names", "", "the kernels, ` | ` between"),
+        c("band_min_us band_max_us band_margin under_load", "µs, fraction, bool",
+          "the control band: the other captures' range, `capture.band_margin`, and whether this capture lies "
+          "further than the margin outside it (labelled, kept, inside the median)"),
+    )),
+    Table("summary", "op and implementation of the namespace", (
+        NS, SUBJECT, c("kernel_us", "µs", "median over the captures of the first backend of nsys, cupti (warm)"),
+        INTERVAL, c("kernel_cold_us kernel_cold_low_us kernel_cold_high_us", "µs",
+                    "the same with L2 flushed before each call, where the namespace captures cold"),
+        c("span_mean_us span_median_us", "µs", "eager spans"),
+        c("span_round_min_us span_round_max_us", "µs", "the range of the rounds' mean spans"),
+        c("launches captures backend", "", "per iteration; captures; the backend the kernel time is from"),
+    ), derived=True),
+    Table("attempts", "declared attempt, from the same run's values", (
+        c("op attempt metric", "", "the op, the attempt's variant, `kernel` (kernel_us) or `span` (span_mean_us)"),
+        c("value_us compared_with compared_us ratio", "µs", "its value, what it is compared with and that value, "
+                                                            "value / compared"),
+    ), derived=True),
+    Table("sweep", "op, implementation and shape of the sweep", (
+        c("op implementation shape", "", "the subject and the point"),
+        c("kernel_us launches", "µs, count", "as in summary"),
+        c("bytes flops", "bytes, FLOP", "the least any implementation must move and compute"),
+        c("achieved_gbs achieved_tflops", "GB/s, TFLOP/s", "bytes and FLOPs over kernel_us"),
+        c("bound fraction_of_roof fits_l2", "", "`memory` or `compute` from the op's intensity against the "
+                                                "roofline's ridge; the achieved fraction of that roof; whether the "
+                                                "bytes fit L2"),
+        c("reason", "", "why a point was left out (a launch contract, a failed check); such rows carry only op, "
+                        "implementation, shape and reason"),
+    ), derived=True),
+    Table("counters", "ncu: kernel launch and metric", (
+        NS, SUBJECT, c("backend backend_version kernel launch", "", "as in kernels"),
+        c("metric name value unit", "", "ncu's metric name, its short name, the value in ncu's base unit"),
+    )),
+    Table("sanitizer", "variant, tool and shape (compute-sanitizer in the gate)", (
+        NS, c("op variant tool shape", "", "memcheck, racecheck, synccheck or initcheck, at a small, tail or edge "
+                                           "shape"),
+        c("errors first_message", "count", "errors the tool reported; the first, as printed"),
+    )),
+    Table("ceilings", "op, cache and launch configuration of the memory ceiling's copy", (
+        NS, c("op cache config", "", "the op whose traffic is copied, `warm` or `cold`, the configuration"),
+        c("bytes_read bytes_written", "bytes", "the op's least traffic: its output written, the rest read"),
+        c("kernel_us kernel_low_us kernel_high_us", "µs", "the copy's kernel time and interval, as summary's"),
+        c("gbs", "GB/s", "(read + written) / kernel_us"), c("captures backend", "", "as in summary"),
+        c("best", "bool", "the fastest configuration of its op and cache: the floor"),
+    )),
+    Table("claims", "claim or verdict of the note", (
+        NS, c("kind claim relation verdict holds", "", "`claim` or `verdict`, its text, `<`, `>` or `~`, the outcome"),
+        c("left right left_value right_value left_low left_high right_low right_high", "",
+          "what was compared: each side's name, value and interval"),
+        c("margin", "", "how far apart the intervals are; negative when they overlap"),
+        c("file line", "", "where in the template"),
+    ), derived=True),
+    Table("quoted", "declared quotation", (
+        c("key says value unit decimals", "", "what it is, what it says, its value as declared"),
+        c("position provenance", "", "its place in the declaration; the source's file and SHA-256"),
+    ), imported=True),
+)
+TABLES = {t.name: t for t in REGISTRY}
+DERIVED = tuple(t.name for t in REGISTRY if t.derived)
+IMPORTED = tuple(t.name for t in REGISTRY if t.imported)
+
+
+def reference() -> str:
+    """The table reference of docs/reference.md."""
+    parts = []
+    for t in REGISTRY:
+        flags = [*(["recomputed in a replay"] if t.derived else []), *(["imported"] if t.imported else [])]
+        parts += [f"`{t.name}` (one row per {t.row}{'; ' + ', '.join(flags) if flags else ''})", "",
+                  "| column | unit | meaning |", "|---|---|---|"]
+        parts += [f"| {', '.join(col.names)} | {col.unit} | {col.meaning} |" for col in t.columns]
+        parts.append("")
+    return "\n".join(parts).rstrip()
