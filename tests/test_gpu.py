@@ -6,10 +6,10 @@ import pytest
 from conftest import ROOT
 
 from fieldnote import check, inputs
-from fieldnote.build import cuda
 from fieldnote.implementations import runner
 from fieldnote.ops import OPS
 from fieldnote.ops.matmul import CPASYNC_2BUF_64X64
+from fieldnote.toolchains import TOOLCHAINS
 
 pytestmark = pytest.mark.gpu
 TOL = {"rtol": 1e-4, "atol": 1e-4}
@@ -22,15 +22,16 @@ TAILS = {"matmul": [{"m": 130, "n": 70, "k": 97}, {"m": 64, "n": 64, "k": 33}, {
 
 
 @functools.cache
-def cubin_of(source: str, entry: str, arch: str = "sm_90") -> bytes:
-    """Each source is built once per session (NVRTC 13.0 left the ptxas report out of a repeated build)."""
-    return cuda.build(ROOT / source, entry, arch)[0]
+def cubin_of(source: str, entry: str, arch: str = "sm_90", toolchain: str = "cuda") -> bytes:
+    """Each source is built once per session, by its toolchain."""
+    return TOOLCHAINS[toolchain].build(ROOT / source, entry, arch)[0]
 
 
 def cuda_runner(tmp_path, op, variant, source=None):
     path = tmp_path / f"{variant.name}.cubin"
-    path.write_bytes(cubin_of(source or variant.source, variant.contract.entry, variant.target("sm_90")))
-    return runner(op, "cuda", variant, path)
+    path.write_bytes(cubin_of(source or variant.source, variant.contract.entry, variant.target("sm_90"),
+                              variant.toolchain if source is None else "cuda"))
+    return runner(op, variant.toolchain, variant, path)
 
 
 def implementations(tmp_path, op):

@@ -73,8 +73,58 @@ def test_the_implementations_a_namespace_may_list_come_from_the_implementation_r
     from fieldnote.errors import PipelineError
     from fieldnote.vocabulary import CHECKED_ON_CPU, MEASURED
 
-    assert MEASURED == ("torch", "triton", "compiled", "cuda") and CHECKED_ON_CPU == ("torch", "triton")
+    assert MEASURED == ("torch", "triton", "compiled", "cuda", "ptx") and CHECKED_ON_CPU == ("torch", "triton")
     path = tmp_path / "imported-only.yaml"
     path.write_text(yaml.safe_dump({"implementations": ["rust"], "variants": {}}))
-    with pytest.raises(PipelineError, match=r"'rust' is not one of \['torch', 'triton', 'compiled', 'cuda'\]"):
+    with pytest.raises(PipelineError, match=r"'rust' is not one of \['torch', 'triton', 'compiled', 'cuda', 'ptx'\]"):
         resolve("imported-only", path, load_defaults(ROOT / "config" / "config.yaml"))
+
+
+# The second toolchain's worked example: hand-written PTX through nvJitLink. Its files, and nothing else:
+#   src/fieldnote/toolchains.py            the toolchain (where its sources live, which module builds them)
+#   src/fieldnote/vocabulary.py            the implementation `ptx` (title, colour, hand-written)
+#   src/fieldnote/build/ptx.py             the build: cubin and ptxas's report
+#   workflow/rules/build.smk               its build rule (`use rule build_cuda as build_ptx`)
+#   kernels/ptx/gelu/gelu_bias_sigmoid_ptx.ptx, src/fieldnote/ops/gelu.py   a variant, and its registration
+SIDE_BY_SIDE = {"implementations": ["torch", "cuda", "ptx"], "ops": ["gelu"],
+                "variants": {"gelu": {"cuda": "gelu_bias_sigmoid_vec4", "ptx": "gelu_bias_sigmoid_ptx"}}}
+
+
+@pytest.fixture
+def two_toolchains(tmp_path):
+    project = copy_project(tmp_path)
+    (project / "config" / "namespaces" / "two-toolchains.yaml").write_text(yaml.safe_dump(SIDE_BY_SIDE))
+    return project
+
+
+def test_a_namespace_measures_two_hand_written_toolchains_side_by_side(two_toolchains):
+    plan = snakemake(two_toolchains, "-n", "--cores", "1", "results/two-toolchains")
+    assert plan.returncode == 0, plan.stderr
+    jobs = re.findall(r"^(?:local)?rule (\w+):\n(?:    .*\n)*?    wildcards: (.*)$", plan.stdout, re.MULTILINE)
+    assert ("build_cuda", "arch=sm_90, op=gelu, variant=gelu_bias_sigmoid_vec4") in jobs
+    assert ("build_ptx", "arch=sm_90, op=gelu, variant=gelu_bias_sigmoid_ptx") in jobs
+    assert {w for r, w in jobs if r == "check_gpu"} == {f"ns=two-toolchains, op=gelu, impl={i}"
+                                                          for i in ("torch", "cuda", "ptx")}
+    assert {w for r, w in jobs if r == "sanitize"} == {f"ns=two-toolchains, op=gelu, variant={v}"
+                                                         for v in ("gelu_bias_sigmoid_vec4", "gelu_bias_sigmoid_ptx")}
+    built = snakemake(two_toolchains, "--cores", "2", "work/two-toolchains/resources.parquet")
+    assert built.returncode == 0, built.stderr
+    import pandas as pd
+
+    resources = pd.read_parquet(two_toolchains / "work" / "two-toolchains" / "resources.parquet").set_index("variant")
+    assert resources.loc["gelu_bias_sigmoid_ptx", "toolchain"] == "ptx"
+    assert resources.loc["gelu_bias_sigmoid_ptx", "compiler"].startswith("nvJitLink ")
+    assert resources.loc["gelu_bias_sigmoid_vec4", "compiler"].startswith("NVRTC ")
+    assert (resources["registers"] > 0).all() and (resources["registers"] == resources["cuobjdump_registers"]).all()
+
+
+def test_a_variant_named_for_the_wrong_toolchain_is_refused_with_its_key(two_toolchains):
+    path = two_toolchains / "config" / "namespaces" / "two-toolchains.yaml"
+    wrong = {**SIDE_BY_SIDE, "variants": {"gelu": {"cuda": "gelu_bias_sigmoid_vec4", "ptx": "gelu_bias_tanh"}}}
+    path.write_text(yaml.safe_dump(wrong))
+    plan = snakemake(two_toolchains, "-n", "--cores", "1", "results/two-toolchains")
+    assert plan.returncode != 0 and "Traceback" not in plan.stderr
+    assert "key 'variants.gelu.ptx': 'gelu_bias_tanh' is built by toolchain cuda, not ptx" in plan.stderr
+    path.write_text(yaml.safe_dump({**SIDE_BY_SIDE, "variants": {"gelu": "gelu_bias_sigmoid_vec4"}}))
+    plan = snakemake(two_toolchains, "-n", "--cores", "1", "results/two-toolchains")
+    assert "key 'variants.gelu' is not a variant of ptx (implementation ptx needs a variant)" in plan.stderr

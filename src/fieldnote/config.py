@@ -19,6 +19,7 @@ from . import names
 from .errors import PipelineError
 from .ops import OPS
 from .paths import SCHEMAS
+from .toolchains import TOOLCHAINS
 from .vocabulary import MEASURED
 
 # The most bytes one op's inputs and output may take at any of a namespace's shapes: the inputs are drawn in host
@@ -70,15 +71,19 @@ class Namespace:
         return {"shape": self.shapes[op], "seed": self.seed, "tolerance": self.tolerance,
                 "variant": self.variants.get(op), "arch": self.arch}
 
+    def variant_of(self, op: str, implementation: str) -> str | None:
+        """The variant a hand-written implementation runs for an op (None for a library peer)."""
+        return variant_of(self.variants, op, implementation)
+
     def subjects(self, op: str) -> dict[str, dict]:
         """What the GPU stages measure for an op, by name: each implementation, then each attempt's variant and
-        the variant it is compared with (a variant is measured under its own name, as implementation cuda)."""
-        found = {impl: {"implementation": impl, "variant": self.variants.get(op) if impl == "cuda" else None}
-                 for impl in self.implementations}
+        the variant it is compared with (a variant is measured under its own name, as its toolchain's
+        implementation)."""
+        found = {impl: {"implementation": impl, "variant": self.variant_of(op, impl)} for impl in self.implementations}
         for attempt in self.attempts:
             for name in (attempt["variant"], attempt["compared_with"]):
                 if name not in found and name in OPS[op].cuda_variants:
-                    found[name] = {"implementation": "cuda", "variant": name}
+                    found[name] = {"implementation": OPS[op].variant(name).toolchain, "variant": name}
         return found
 
     def capture_backends(self) -> list[str]:
@@ -229,16 +234,49 @@ def check_config(config: dict, path: Path) -> None:
     validate(config, "config.schema.yaml", path)
 
 
+def variant_of(variants: dict, op: str, implementation: str) -> str | None:
+    """`variants.<op>` names one variant (measured as its toolchain's implementation) or maps each hand-written
+    implementation to its variant (two toolchains side by side)."""
+    chosen = variants.get(op)
+    if isinstance(chosen, dict):
+        return chosen.get(implementation)
+    known = OPS[op].cuda_variants.get(chosen) if chosen else None
+    return chosen if known is not None and known.toolchain == implementation else None
+
+
+def _check_variants(variants: dict, selected: list[str], implementations: list[str], path: Path) -> None:
+    """Every variant named is a known variant of its op built by the toolchain it is named for, and every
+    hand-written implementation listed has one for every op measured."""
+    for op, chosen in variants.items():
+        for impl, variant in (chosen.items() if isinstance(chosen, dict) else [(None, chosen)]):
+            key = f"{path}: key 'variants.{op}{'.' + impl if impl else ''}'"
+            if variant not in OPS[op].cuda_variants:
+                known = ", ".join(OPS[op].cuda_variants)
+                raise PipelineError(f"{key}: unknown variant '{variant}' (known: {known})")
+            toolchain = OPS[op].variant(variant).toolchain
+            if impl is not None and toolchain != impl:
+                raise PipelineError(f"{key}: '{variant}' is built by toolchain {toolchain}, not {impl}")
+    for impl in [i for i in implementations if i in TOOLCHAINS]:
+        for op in selected:
+            if variant_of(variants, op, impl) is None:
+                missing = "missing" if op not in variants else f"not a variant of {impl}"
+                raise PipelineError(f"{path}: key 'variants.{op}' is {missing} (implementation {impl} needs a "
+                                    "variant)")
+
+
 def _check_attempts(attempts: tuple[dict, ...], implementations: list[str], path: Path) -> None:
-    """An attempt is a CUDA variant of some op, compared with an implementation or a variant of the same op."""
+    """An attempt is a hand-written variant of some op, compared with an implementation or a variant of the same
+    op; its toolchain's implementation is one the namespace measures."""
     variants = {v: op for op in OPS for v in OPS[op].cuda_variants}
     for i, attempt in enumerate(attempts):
         key = f"{path}: key 'attempts.{i}"
         op = variants.get(attempt["variant"])
         if op is None:
             raise PipelineError(f"{key}.variant': unknown variant '{attempt['variant']}'")
-        if "cuda" not in implementations:
-            raise PipelineError(f"{key}': attempts are CUDA variants, and implementation cuda is not listed")
+        toolchain = OPS[op].variant(attempt["variant"]).toolchain
+        if toolchain not in implementations:
+            raise PipelineError(f"{key}': '{attempt['variant']}' is a {toolchain} variant, and implementation "
+                                f"{toolchain} is not listed")
         other = attempt["compared_with"]
         if other not in implementations and variants.get(other) != op:
             raise PipelineError(f"{key}.compared_with': '{other}' is neither an implementation of this namespace "
@@ -272,20 +310,13 @@ def resolve(name: str, path: Path, defaults: dict) -> Namespace:
     variants = data["variants"]
     # the ops it measures: those it lists, else all the registry's; an archived one's are those its archive
     # measured (an op added since is not among them)
-    cuda = "cuda" in data["implementations"]
-    selected = [op for op in OPS if op in data.get("ops", variants if cuda and "archived" in data else OPS)]
+    hand = any(i in TOOLCHAINS for i in data["implementations"])
+    selected = [op for op in OPS if op in data.get("ops", variants if hand and "archived" in data else OPS)]
     for op in selected:
         if op not in shapes:
             raise PipelineError(f"{path}: key 'shapes.{op}' is missing (and config/config.yaml has no default shape "
                                 f"for {op})")
-    if cuda:
-        for op in selected:
-            if op not in variants:
-                raise PipelineError(f"{path}: key 'variants.{op}' is missing (implementation cuda needs a variant)")
-    for op, variant in variants.items():
-        if variant not in OPS[op].cuda_variants:
-            known = ", ".join(OPS[op].cuda_variants)
-            raise PipelineError(f"{path}: key 'variants.{op}': unknown variant '{variant}' (known: {known})")
+    _check_variants(variants, selected, data["implementations"], path)
     attempts = tuple(data.get("attempts", ()))
     _check_attempts(attempts, data["implementations"], path)
     if "roof_fraction" in data.get("targets", {}) and "sweep" not in data:

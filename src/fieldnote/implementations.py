@@ -11,6 +11,7 @@ from pathlib import Path
 
 from . import kernels
 from .ops import OPS, CudaVariant
+from .toolchains import TOOLCHAINS
 
 Runner = Callable[[dict, dict], object]  # (tensors incl. "out", shape) -> output tensor
 
@@ -26,7 +27,7 @@ def runner(op: str, implementation: str, variant: CudaVariant | None = None, cub
     if implementation == "triton":
         fn = kernels.function("triton", op)
         return lambda t, shape: fn(*(t[n] for n in spec.triton_args), t["out"])
-    if implementation == "cuda":
+    if implementation in TOOLCHAINS:  # every toolchain's cubin launches by the variant's contract
         from .launch import CudaKernel
         kernel = CudaKernel(cubin, variant)
 

@@ -135,10 +135,10 @@ def floor_us(op: str, shape: dict, roofline: dict) -> float:
 
 
 def peers(summary: pd.DataFrame) -> tuple[str, dict[str, tuple[float, pd.Series]]]:
-    """The hand-written implementation, and per op its kernel time and the other implementations' (the peers), in
-    the other tables' order; a peer an op lacks is NaN."""
+    """The hand-written implementation, and per op its kernel time and the library implementations' (the peers; a
+    second hand-written toolchain is not one), in the other tables' order; a peer an op lacks is NaN."""
     mine = hand_written(summary)
-    others = [i for i in IMPLEMENTATIONS if i in set(summary["implementation"]) and i != mine]
+    others = [i for i in IMPLEMENTATIONS if i in set(summary["implementation"]) and i not in HAND_WRITTEN]
     found = {}
     for op in [o for o in OPS if o in set(summary["op"])]:
         times = summary[summary["op"] == op].set_index("implementation")["kernel_us"]
@@ -402,6 +402,7 @@ def render(namespace: str, description: str, environment: dict, tables: dict[str
     eager = spans[spans["mode"] == "eager"]
     samples = eager.groupby(["op", "implementation"]).size()
     mine = IMPLEMENTATIONS.get(hand_written(summary), "hand-written")
+    hands = [IMPLEMENTATIONS[i] for i in HAND_WRITTEN if i in set(summary["implementation"])]
     made = generated(namespace, tables, history, roofline, targets)
     sections = [
         f"# {namespace}", *([unverified(provenance)] if provenance else []), description,
@@ -413,7 +414,7 @@ def render(namespace: str, description: str, environment: dict, tables: dict[str
         "## GPU kernel time, all implementations (µs)", made["kernel"],
         "## Time around the call, all implementations (mean span, µs)", made["span"],
         "## Kernel launches per iteration", made["launches"],
-        f"## Resources the capture reports for the {mine} kernels", made["resources"],
+        f"## Resources the capture reports for the {' and '.join(hands) or mine} kernels", made["resources"],
     ]
     if roofline:
         shapes, roof = roofline

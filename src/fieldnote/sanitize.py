@@ -43,7 +43,7 @@ def workload(job: dict) -> None:
     for name, cubin in job["variants"].items():
         # a kernel planted in the tests launches by the contract of a registered variant
         contract = job.get("contracts", {}).get(name, name)
-        run = runner(op, "cuda", spec.variant(contract), Path(cubin))
+        run = runner(op, spec.variant(contract).toolchain, spec.variant(contract), Path(cubin))
         for case in _cases(job):
             label = f"{case.name} {spec.label(case.shape)}"
             print(f"{MARK}{name} | {label}", flush=True)

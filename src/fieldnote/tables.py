@@ -79,6 +79,9 @@ REGISTRY = (
         c("barriers", "count", "named barriers ptxas reports"),
         c(" ".join(f"ptx_{n}" for n in PTX_WIDTHS.split()), "instructions", "in the PTX, by access width"),
         c("ptx_barriers", "instructions", "`bar.sync` / `barrier.sync` in the PTX"),
+        c("toolchain compiler", "", "the toolchain that built it (toolchains.py) and its compiler, `NVRTC 13.0`, "
+                                    "`nvJitLink 13.0`; evidence built before the toolchain registry has "
+                                    "`nvrtc_version` instead"),
         c("source_sha256 headers cubin_sha256 options nvrtc_version ptxas_log", "",
           "what was built and how; `headers`: each family header it includes, `name:sha256`"),
     )),

@@ -25,6 +25,7 @@ IMPLEMENTATION_REGISTRY = {i.name: i for i in (
     Implementation("triton", "Triton", "#DD8452", False, checked_on_cpu=True),
     Implementation("compiled", "torch.compile", "#8172B3", False),
     Implementation("cuda", "CUDA C++", "#55A868", True),
+    Implementation("ptx", "PTX", "#937860", True),  # hand-written PTX (toolchains.py: the second toolchain)
     Implementation("rust", "Rust", "#C44E52", True, measured=False),  # the original's cuda-oxide kernels, imported
 )}
 OPS = {name: op.title for name, op in _SPECS.items()}
@@ -41,6 +42,7 @@ def us(value) -> str:
 
 
 def hand_written(summary: pd.DataFrame) -> str | None:
-    """The hand-written implementation a summary holds (cuda, or the original's rust)."""
+    """The hand-written implementation a summary holds (cuda, or the original's rust); where it holds two
+    (cuda and ptx side by side), the first of the registry's order is the one the note is about."""
     impl = [i for i in HAND_WRITTEN if i in set(summary["implementation"])]
     return impl[0] if impl else None

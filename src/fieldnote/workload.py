@@ -49,7 +49,7 @@ def _ready(op: str, implementation: str, arrays: dict, shape: dict, variant: str
     spec = OPS[op]
     tensors = {name: torch.from_numpy(a).cuda() for name, a in arrays.items()}
     tensors["out"] = torch.empty(spec.output_shape(shape), dtype=torch.float32, device="cuda")
-    run = runner(op, implementation, spec.variant(variant) if implementation == "cuda" else None,
+    run = runner(op, implementation, spec.variant(variant) if variant else None,
                  Path(cubin) if cubin else None)
     what = what or f"{op} / {variant or implementation} at {spec.label(shape)}"
     return Measured(run, tensors, shape, op, what, tolerance)

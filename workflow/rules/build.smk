@@ -5,7 +5,7 @@ rule build_cuda:
     input:
         source="kernels/cuda/{op}/{variant}.cu",
         headers=family_headers,  # the kernel family's .cuh files it includes: an edit of one rebuilds it
-        code=code_of("build_cuda"),
+        code=code_of("build_variant"),
     output:
         cubin="work/build/{arch}/cuda/{op}/{variant}.cubin",
         ptx="work/build/{arch}/cuda/{op}/{variant}.ptx",
@@ -14,7 +14,19 @@ rule build_cuda:
         log_of("build_cuda", "arch", "op", "variant"),
     priority: 10
     script:
-        "../scripts/build_cuda.py"
+        "../scripts/build_variant.py"
+
+
+use rule build_cuda as build_ptx with:
+    input:
+        source="kernels/ptx/{op}/{variant}.ptx",
+        code=code_of("build_variant"),
+    output:
+        cubin="work/build/{arch}/ptx/{op}/{variant}.cubin",
+        ptx="work/build/{arch}/ptx/{op}/{variant}.ptx",
+        report="work/build/{arch}/ptx/{op}/{variant}.json",
+    log:
+        log_of("build_ptx", "arch", "op", "variant"),
 
 
 rule build_triton:

@@ -27,6 +27,7 @@ from fieldnote.errors import PipelineError
 from fieldnote.gpu import STOP_MESSAGE
 from fieldnote.io import remove_leftovers
 from fieldnote.ops import OPS
+from fieldnote.toolchains import TOOLCHAINS
 from fieldnote.vocabulary import CHECKED_ON_CPU, MEASURED
 
 try:
@@ -111,8 +112,9 @@ def input_files(ns, op):
     return {"npz": npz, "hashes": npz.replace(".npz", ".sha256.json")}
 
 
-def cubin_of(ns, op, variant=None):
-    return f"work/build/{ns.arch}/cuda/{op}/{variant or ns.variants[op]}.cubin"
+def cubin_of(ns, op, variant):
+    """Where a hand-written variant's cubin is built: under its toolchain (toolchains.py)."""
+    return f"work/build/{ns.arch}/{OPS[op].variant(variant).toolchain}/{op}/{variant}.cubin"
 
 
 def subjects_of(ns, op, names=None):
@@ -409,7 +411,7 @@ def gpu_workload_inputs(wildcards, names=None):
     implementations = {s["implementation"] for s in subjects.values()}
     files["kernels"] = [
         f
-        for impl in sorted(implementations - {"cuda"})
+        for impl in sorted(implementations - set(TOOLCHAINS))
         for f in (triton_sources(op) if impl == "triton" else [f"kernels/torch/{op}.py"])
     ]
     files["cubins"] = [s["cubin"] for s in subjects.values() if s["cubin"]]

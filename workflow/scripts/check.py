@@ -24,7 +24,7 @@ def main(snakemake):
     from fieldnote.ops import OPS
 
     op = params.op
-    variant = OPS[w.op].variant(params.subject["variant"]) if impl == "cuda" else None
+    variant = OPS[w.op].variant(params.subject["variant"]) if params.subject["variant"] else None
     run = runner(w.op, impl, variant, Path(snakemake.input.cubin) if variant else None)
     interpreted = device == "cpu" and impl == "triton"  # the interpreter is too slow for the full shapes
     cases = check.cases(w.op, op["shape"], op["seed"], inputs.read(snakemake.input.npz), small_only=interpreted)

@@ -89,10 +89,11 @@ def parse_ptxas(log: str, entry: str) -> dict[str, int]:
             "static_shared_bytes": grab(r"(\d+) bytes smem"), "barriers": grab(r"used (\d+) barriers")}
 
 
-def nvrtc_version() -> str:
+def version() -> str:
+    """NVRTC's version, as the resources report records it."""
     from cuda.bindings import nvrtc
     _, major, minor = nvrtc.nvrtcVersion()
-    return f"{major}.{minor}"
+    return f"NVRTC {major}.{minor}"
 
 
 def build(source: Path, entry: str, arch: str) -> tuple[bytes, str, dict]:

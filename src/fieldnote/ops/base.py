@@ -41,17 +41,21 @@ class LaunchContract:
 
 @dataclass(frozen=True)
 class CudaVariant:
-    """A hand-written CUDA C++ kernel: kernels/cuda/<op>/<name>.cu, launched by its contract."""
+    """A hand-written kernel that builds into a cubin: kernels/<toolchain>/<op>/<name>.<suffix> (CUDA C++ unless
+    it names another toolchain of toolchains.py), launched by its contract."""
 
     name: str
     op: str
     contract: LaunchContract
     design: str
     arch_specific: bool = False  # uses features of one arch only (wgmma: sm_90a), built for that target
+    toolchain: str = "cuda"  # the hand-written implementation it is measured as
 
     @property
     def source(self) -> str:
-        return f"kernels/cuda/{self.op}/{self.name}.cu"
+        from ..toolchains import TOOLCHAINS
+
+        return TOOLCHAINS[self.toolchain].source(self.op, self.name)
 
     def target(self, arch: str) -> str:
         """What NVRTC builds this variant for on `arch`: sm_90a for an arch-specific one on sm_90."""

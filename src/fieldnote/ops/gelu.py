@@ -31,6 +31,11 @@ EIGHT_PER_THREAD = LaunchContract(
     grid=lambda s: (cdiv(s["rows"] * s["cols"], 2048), 1, 1),
     args=x_bias_y,
 )
+ONE_PER_THREAD_PTX = LaunchContract(
+    entry="gelu_bias_sigmoid_ptx", block=(256, 1, 1),
+    grid=lambda s: (cdiv(s["rows"] * s["cols"], 256), 1, 1),
+    args=x_bias_y,
+)
 QUAD_PER_THREAD_ROWS = LaunchContract(
     entry="gelu_bias_sigmoid_rows", block=(64, 1, 1),
     grid=lambda s: (s["rows"], cdiv(cdiv(s["cols"], 4), 64), 1),
@@ -60,6 +65,9 @@ OP = Op(
         CudaVariant("gelu_bias_sigmoid_vec8", "gelu", EIGHT_PER_THREAD,
                     "h200-001: as gelu_bias_sigmoid_vec4 with eight elements a thread, two float4 a block "
                     "width apart, both loads issued first"),
+        CudaVariant("gelu_bias_sigmoid_ptx", "gelu", ONE_PER_THREAD_PTX,
+                    "hand-written PTX: one element a thread, gelu_bias_sigmoid_vec4's arithmetic (one ex2.approx, "
+                    "one approximate division)", toolchain="ptx"),
         CudaVariant("gelu_bias_sigmoid_rows", "gelu", QUAD_PER_THREAD_ROWS,
                     "h200-001: vec4's arithmetic on a 2-D grid (a row a blockIdx.x, 64-thread blocks), so no "
                     "64-bit division finds the bias column; ex2.approx.ftz without exp2f's range fix-up"),
