@@ -25,6 +25,24 @@ include: "workflow/rules/archive.smk"
 include: "workflow/rules/bundle.smk"
 
 
+# On a cluster (profiles/slurm), the rules that only gather, copy or pack what other jobs wrote run in the
+# main Snakemake process; everything else is a cluster job.
+localrules:
+    all,
+    unknown_namespace,
+    resources,
+    census,
+    kernels,
+    counters,
+    checks,
+    spans,
+    sanitizer,
+    sweep_collect,
+    quoted,
+    archive,
+    bundle,
+
+
 onstart:
     STOP_MESSAGE.unlink(missing_ok=True)
     remove_leftovers(Path("results"), Path("work"))  # what jobs killed mid-write left behind

@@ -31,7 +31,7 @@ def planned_gpu_jobs(stdout: str) -> list[tuple[str, int, int]]:
     """(rule, priority, GPU slots) of every job of a dry run that takes the GPU."""
     jobs = []
     for block in re.split(r"^(?:local)?rule ", stdout, flags=re.MULTILINE)[1:]:
-        gpu = re.search(r"^\s+resources: .*\bgpu=(\d+)", block, re.MULTILINE)
+        gpu = re.search(r"^\s+resources: .*\bgpu_share=(\d+)", block, re.MULTILINE)
         if gpu:
             priority = re.search(r"^\s+priority: (\d+)", block, re.MULTILINE)
             impl = re.search(r"^\s+wildcards: .*\bimpl=(\w+)", block, re.MULTILINE)

@@ -17,7 +17,7 @@ rule capture:
     wildcard_constraints:
         backend="nsys|cupti",
     resources:
-        gpu=GPU_SLOTS,  # the whole GPU: nothing else runs during a measurement
+        gpu_share=GPU_SLOTS,  # the whole GPU: nothing else runs during a measurement
     params:
         archived=archived_of,  # refused in the job itself when the namespace is archived
         op=lambda w: ns_of(w).op_params(w.op),
@@ -40,7 +40,7 @@ rule capture_counters:
     wildcard_constraints:
         backend="ncu",
     resources:
-        gpu=GPU_SLOTS,  # the whole GPU: nothing else runs during a measurement
+        gpu_share=GPU_SLOTS,  # the whole GPU: nothing else runs during a measurement
     params:
         archived=archived_of,  # refused in the job itself when the namespace is archived
         op=lambda w: ns_of(w).op_params(w.op),

@@ -54,7 +54,7 @@ rule check_gpu:
         # one slot: checks may share the GPU with each other, never with a measurement. The compiled check is
         # also where torch.compile autotunes (max-autotune benchmarks its candidate kernels, and the inductor
         # cache keeps the choice for the timing and the captures): it has the GPU to itself, as a measurement.
-        gpu=lambda w: GPU_SLOTS if w.impl == "compiled" else 1,
+        gpu_share=lambda w: GPU_SLOTS if w.impl == "compiled" else 1,
     params:
         archived=archived_of,  # refused in the job itself when the namespace is archived
         op=lambda w: ns_of(w).op_params(w.op),

@@ -44,7 +44,7 @@ except PipelineError as error:
 for _ns, _why in BROKEN.items():
     print(f"fieldnote: warning: results/{_ns} cannot be rebuilt: {_why}", file=sys.stderr)
 
-GPU_SLOTS = 4  # the `gpu` resource of profiles/default: a measurement takes all of it, a check one slot
+GPU_SLOTS = 4  # the `gpu_share` resource of profiles/default: a measurement takes all of it, a check one
 # The order of GPU jobs. Snakemake starts the set of ready jobs with the largest summed priority, so a job that takes
 # the whole GPU must outrank GPU_SLOTS one-slot jobs. The compiled checks (autotuning alone) come first, then the
 # other checks, then the sweep checks side by side; were an op's sweep check to start as soon as that op's compiled

@@ -16,7 +16,7 @@ rule sanitize:
         benchmark_of("sanitize", "ns", "op", "variant")
     priority: PRIORITY_CHECK
     resources:
-        gpu=1,  # a check: it may share the GPU with other checks, never with a measurement
+        gpu_share=1,  # a check: it may share the GPU with other checks, never with a measurement
     params:
         archived=archived_of,  # refused in the job itself when the namespace is archived
         variants=lambda w: {s["variant"]: s["cubin"] for s in subjects_of(ns_of(w), w.op).values() if s["cubin"]},

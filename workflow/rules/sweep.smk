@@ -14,7 +14,7 @@ rule sweep_check:
         benchmark_of("sweep_check", "ns", "op")
     priority: sweep_check_priority
     resources:
-        gpu=1,
+        gpu_share=1,
     params:
         archived=archived_of,  # refused in the job itself when the namespace is archived
         points=lambda w: sweep_points(ns_of(w), w.op)[0],
@@ -35,7 +35,7 @@ rule sweep_capture:
     benchmark:
         benchmark_of("sweep_capture", "ns", "op")
     resources:
-        gpu=GPU_SLOTS,
+        gpu_share=GPU_SLOTS,
     params:
         archived=archived_of,  # refused in the job itself when the namespace is archived
         points=lambda w: sweep_points(ns_of(w), w.op)[0],
