@@ -16,7 +16,7 @@ import torch
 from . import kernels
 from .errors import PipelineError
 from .ops import OPS, Shape
-from .progress import step
+from .progress import CHECK, phase, step
 
 
 @dataclass(frozen=True)
@@ -80,7 +80,8 @@ def run_checks(run, op: str, implementation: str, device: str, cases: list[Case]
         full_fp32()
     rows = []
     for case in cases:
-        with step(f"check {op} {implementation} on {device}: case {case.name} at {OPS[op].label(case.shape)}"):
+        with step(f"check {op} {implementation} on {device}: case {case.name} at {OPS[op].label(case.shape)}"), \
+                phase(CHECK):
             out = _run_case(run, op, case, device)
             expected = reference(op, case.inputs) if case.expected is None else case.expected
             result = compare(out, expected, tolerance["rtol"], tolerance["atol"])

@@ -6,6 +6,7 @@ import logging
 import sys
 from functools import wraps
 
+from .progress import START, add, report_phases, since_process_start
 from .progress import log as progress
 
 
@@ -61,8 +62,10 @@ def entry(main):
     def wrapped(snakemake):
         try:
             _log_to(snakemake)
+            add(START, since_process_start())
             refuse_archived(snakemake)
             main(snakemake)
+            report_phases()
         except PipelineError as e:
             print(f"fieldnote: {e}", file=sys.stderr)
             sys.exit(1)

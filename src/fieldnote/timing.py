@@ -10,6 +10,7 @@ from __future__ import annotations
 import time
 from collections.abc import Callable
 
+from .progress import FIRST, MEASURE, VERIFY, WARMUP, phase
 from .progress import log as progress
 from .verified import prime, verifies, verify
 
@@ -65,9 +66,11 @@ def spans(calls: dict[str, Callable[[], object]], rounds: int, iterations: int, 
         progress.info("spans, round %d of %d: %s", r + 1, rounds, ", ".join(rotation(list(calls), r)))
         for position, impl in enumerate(rotation(list(calls), r)):
             fn = calls[impl]
-            for _ in range(warmup):
-                fn()
-            clock.sync()
+            for k in range(warmup):  # the very first call compiles, autotunes or JITs what does so
+                with phase(FIRST if r == 0 and k == 0 else WARMUP):
+                    fn()
+            with phase(WARMUP):
+                clock.sync()
             block = [{"implementation": impl, "mode": "eager", "round": r, "position": position, "iteration": i,
                       "span_us": timed(fn, clock, r * iterations + i), "verified": verifies(fn)}
                      for i in range(iterations)]
@@ -81,9 +84,12 @@ def spans(calls: dict[str, Callable[[], object]], rounds: int, iterations: int, 
 
 def timed(fn, clock, call: int) -> float:
     """One timed call: primed before the window (inputs loaded, output poisoned), verified after it."""
-    prime(fn, call)
-    span = clock.time_us(fn)
-    verify(fn, call)
+    with phase(VERIFY):
+        prime(fn, call)
+    with phase(MEASURE):
+        span = clock.time_us(fn)
+    with phase(VERIFY):
+        verify(fn, call)
     return span
 
 
@@ -98,14 +104,15 @@ def graph_spans(calls: dict[str, Callable[[], object]], rounds: int, iterations:
     graphs = {}
     side = torch.cuda.Stream()  # capture on a stream every launcher has already seen (warm-up below)
     for impl, fn in calls.items():
-        with torch.cuda.stream(side):
-            for _ in range(warmup):
-                fn()
-        torch.cuda.synchronize()
-        graph = torch.cuda.CUDAGraph()
-        with torch.cuda.graph(graph, stream=side):
-            for _ in range(iterations):
-                fn()
+        with phase(WARMUP):  # the graph's capture with its warm-up
+            with torch.cuda.stream(side):
+                for _ in range(warmup):
+                    fn()
+            torch.cuda.synchronize()
+            graph = torch.cuda.CUDAGraph()
+            with torch.cuda.graph(graph, stream=side):
+                for _ in range(iterations):
+                    fn()
         graphs[impl] = graph
     clock = EventClock()
     rows = []
@@ -125,7 +132,10 @@ def graph_spans(calls: dict[str, Callable[[], object]], rounds: int, iterations:
 def replayed(graph, fn, clock, replay: int) -> float:
     """One timed replay: its calls read the live inputs and write the live output, so the replay is primed and
     verified as one call is (a replay that computes nothing leaves the poison)."""
-    prime(fn, replay)
-    span = clock.time_us(graph.replay)
-    verify(fn, replay)
+    with phase(VERIFY):
+        prime(fn, replay)
+    with phase(MEASURE):
+        span = clock.time_us(graph.replay)
+    with phase(VERIFY):
+        verify(fn, replay)
     return span

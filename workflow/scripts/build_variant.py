@@ -3,6 +3,7 @@ from pathlib import Path
 
 from fieldnote.io import write_bytes, write_json
 from fieldnote.ops import OPS
+from fieldnote.progress import COMPILE, phase
 from fieldnote.script import entry
 from fieldnote.toolchains import TOOLCHAINS
 
@@ -12,7 +13,9 @@ def main(snakemake):
     w, out = snakemake.wildcards, snakemake.output
     variant = OPS[w.op].variant(w.variant)
     toolchain = TOOLCHAINS[variant.toolchain]
-    cubin, ptx, report = toolchain.build(Path(snakemake.input.source), variant.contract.entry, variant.target(w.arch))
+    with phase(COMPILE):
+        cubin, ptx, report = toolchain.build(Path(snakemake.input.source), variant.contract.entry,
+                                             variant.target(w.arch))
     write_bytes(out.cubin, cubin)
     write_bytes(out.ptx, ptx.encode())
     write_json(out.report, {"op": w.op, "variant": w.variant, "design": variant.design,

@@ -38,7 +38,7 @@ def main(snakemake):
                       ceiling=p.capture["ceiling"] and w.backend != "ncu")
     with tempfile.TemporaryDirectory(prefix=f"capture-{w.backend}-") as workdir, step(
             f"capture {w.backend}: {name}, {job.repeats} x {job.iterations} iterations (profiler start to export)"):
-        table = backend.capture(job, Path(workdir), raw_copy(w, name))
+        table = capture.session(backend, job, workdir, raw_copy(w, name))
     progress.info("captured %d kernel launches", len(table))
     table.insert(0, "backend_version", backend.version())
     table.insert(0, "backend", w.backend)

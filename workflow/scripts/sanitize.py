@@ -5,7 +5,7 @@ from pathlib import Path
 
 from fieldnote import gpu
 from fieldnote.io import write_table
-from fieldnote.progress import step
+from fieldnote.progress import SANITIZE, phase, step
 from fieldnote.script import entry
 
 
@@ -17,7 +17,7 @@ def main(snakemake):
 
     job = {"op": w.op, "variants": {w.variant: snakemake.input.cubin}, "seed": p.seed}
     with tempfile.TemporaryDirectory(prefix="sanitize-") as workdir, step(
-            f"sanitize {w.op}/{w.variant} under {', '.join(sanitize.TOOLS)}"):
+            f"sanitize {w.op}/{w.variant} under {', '.join(sanitize.TOOLS)}"), phase(SANITIZE):
         table = sanitize.sanitize(job, Path(workdir))
     table.insert(0, "op", w.op)
     write_table(snakemake.output[0], table)

@@ -1,7 +1,6 @@
 """Capture every sweep point of one op (each implementation at each shape) that passed its check, in one profiled
 session."""
 import tempfile
-from pathlib import Path
 
 from fieldnote import gpu
 from fieldnote.io import write_table
@@ -24,7 +23,7 @@ def main(snakemake):
                       warmup=p.capture["warmup"], repeats=1, tolerance=p.tolerance, namespace=w.ns)
     with tempfile.TemporaryDirectory(prefix=f"sweep-{p.backend}-") as workdir, step(
             f"sweep capture {p.backend}: {len(points)} points of {w.op} (profiler start to export)"):
-        table = backend.capture(job, Path(workdir))
+        table = capture.session(backend, job, workdir)
     table.insert(0, "backend_version", backend.version())
     table.insert(0, "backend", p.backend)
     table.insert(0, "op", w.op)

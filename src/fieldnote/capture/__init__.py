@@ -84,3 +84,30 @@ def backend(name: str):
 def resolve(requested: list[str]) -> list[str]:
     """`auto` is nsys where it is on PATH, else cupti (which needs only torch)."""
     return [("nsys" if shutil.which("nsys") else "cupti") if b == "auto" else b for b in requested]
+
+
+def account(workdir, seconds: float) -> None:
+    """Add a profiled session to this job's phases: the profiled process's own (its job file's `.phases.json`),
+    and the rest of the `seconds` the profiler ran as its start and export."""
+    import json
+    from pathlib import Path
+
+    from ..progress import PROFILER, add
+
+    found = Path(workdir) / "job.json.phases.json"
+    inner = json.loads(found.read_text()) if found.exists() else {"wall": 0.0}
+    for name, value in inner.items():
+        if name != "wall":
+            add(name, value)
+    add(PROFILER, max(seconds - inner["wall"], 0.0))
+
+
+def session(module, job: Job, workdir, keep=None):
+    """One profiled session through a backend module, its time added to this job's phases (account)."""
+    import time
+    from pathlib import Path
+
+    start = time.perf_counter()
+    table = module.capture(job, Path(workdir), keep)
+    account(workdir, time.perf_counter() - start)
+    return table

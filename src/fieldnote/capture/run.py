@@ -11,6 +11,7 @@ import json
 import sys
 from contextlib import nullcontext
 
+from ..progress import FIRST, FLUSH, MEASURE, START, VERIFY, WARMUP, add, phase, since_process_start, spent
 from . import Job
 
 
@@ -31,13 +32,17 @@ def iterate(calls: dict, job: Job, annotate, ceilings: dict | None = None) -> No
             timed += [(ceiling.range_of(job.op, config, cache), copy) for config, copy in (ceilings or {}).items()]
             for name, call in timed:
                 for k in range(job.iterations):
-                    prime(call, repeat * job.iterations + k)  # outside the range: no kernel time includes it
+                    with phase(VERIFY):
+                        prime(call, repeat * job.iterations + k)  # outside the range: no kernel time includes it
                     if cache == "cold":
-                        flush()
-                    with torch.cuda.nvtx.range(name), annotate(name):  # NVTX default domain, push/pop
-                        call()
-                    verify(call, repeat * job.iterations + k)
-                    torch.cuda.synchronize()
+                        with phase(FLUSH):
+                            flush()
+                    with phase(MEASURE):
+                        with torch.cuda.nvtx.range(name), annotate(name):  # NVTX default domain, push/pop
+                            call()
+                        torch.cuda.synchronize()
+                    with phase(VERIFY):
+                        verify(call, repeat * job.iterations + k)
     checksum(calls)
 
 
@@ -74,9 +79,11 @@ def warmed(job: Job) -> tuple[dict, dict]:
              for name, s in job.subjects.items()}
     copies = streams(job.op, job.shape) if job.ceiling else {}
     for call in [*calls.values(), *copies.values()]:
-        for _ in range(job.warmup):
-            call()
-    torch.cuda.synchronize()
+        for k in range(job.warmup):  # the first call compiles, autotunes or JITs what does so
+            with phase(FIRST if k == 0 else WARMUP):
+                call()
+    with phase(WARMUP):
+        torch.cuda.synchronize()
     return calls, copies
 
 
@@ -103,6 +110,7 @@ def profile_torch(job: Job, trace: str) -> None:
 def main(job_path: str, mode: str, trace: str | None = None) -> None:
     from ..errors import PipelineError
 
+    add(START, since_process_start())
     job = Job.from_dict(json.loads(open(job_path).read()))
     try:
         if mode == "range":
@@ -111,6 +119,9 @@ def main(job_path: str, mode: str, trace: str | None = None) -> None:
             profile_torch(job, trace)
         else:
             raise SystemExit(f"unknown mode {mode}")
+        # the profiled process's own phases, for the capture job's account (capture.account)
+        phases = {"wall": since_process_start(), **spent()}
+        open(f"{job_path}.phases.json", "w").write(json.dumps(phases))
     except PipelineError as e:  # a timed call that computed a wrong result: the profiler's job reports this line
         print(f"fieldnote: {e}", file=sys.stderr)
         raise SystemExit(3) from None
