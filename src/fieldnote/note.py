@@ -292,13 +292,17 @@ def generated(namespace: str, tables: dict[str, pd.DataFrame], history: dict | N
     return {name: markdown(frame) for name, frame in found.items()}
 
 
+def in_table_order(rows: pd.DataFrame) -> pd.DataFrame:
+    """Rows by op, then by implementation in the registry's order (names it lacks last), as the tables show them."""
+    order = {name: i for i, name in enumerate(IMPLEMENTATIONS)}
+    rows = rows.assign(_i=rows["implementation"].map(lambda i: order.get(i, len(order))))
+    return ordered(rows.sort_values("_i", kind="stable")).drop(columns="_i")
+
+
 def warm_and_cold(summary: pd.DataFrame) -> pd.DataFrame:
     """Per op and implementation, kernel time with the inputs left in L2 and with L2 flushed before each call,
     captured side by side in one session."""
-    order = {name: i for i, name in enumerate(IMPLEMENTATIONS)}
-    rows = summary.dropna(subset=["kernel_cold_us"])
-    rows = ordered(rows.assign(_i=rows["implementation"].map(lambda i: order.get(i, len(order))))
-                   .sort_values("_i", kind="stable"))
+    rows = in_table_order(summary.dropna(subset=["kernel_cold_us"]))
     return pd.DataFrame({"Operation": rows["op"].map(OPS), "Implementation": rows["implementation"].map(
         implementation_name), "Warm L2 (µs)": rows["kernel_us"].map(us),
         "Cold L2 (µs)": rows["kernel_cold_us"].map(us),
@@ -331,10 +335,7 @@ def floors(summary: pd.DataFrame, table: pd.DataFrame) -> pd.DataFrame:
     from .ceiling import best, faster_than
 
     chosen, rows = best(table), []
-    order = {name: i for i, name in enumerate(IMPLEMENTATIONS)}
-    measured = summary[summary["op"].isin(set(table["op"]))]
-    measured = ordered(measured.assign(_i=measured["implementation"].map(lambda i: order.get(i, len(order))))
-                       .sort_values("_i", kind="stable"))
+    measured = in_table_order(summary[summary["op"].isin(set(table["op"]))])
     for r in measured.itertuples():
         row, flags = {"Operation": OPS[r.op], "Implementation": implementation_name(r.implementation)}, []
         for cache, time, high in (("warm", "kernel_us", "kernel_high_us"),
