@@ -103,16 +103,16 @@ def test_loading_a_bundle_names_the_failing_table_and_row(tmp_path):
     (bundle / "note.md").write_text("edited by hand\n")
     with pytest.raises(PipelineError, match="note.md does not match MANIFEST.sha256"):
         load(bundle)
-    checks = pd.DataFrame({"op": ["gelu", "matmul"], "implementation": ["torch", "cuda"], "shape": ["4x4", "8x8x8"],
+    checks = pd.DataFrame({"op": ["gelu", "matmul"], "subject": ["torch", "cuda"], "shape": ["4x4", "8x8x8"],
                            "case": ["full", "full"], "passed": [True, False]})
-    with pytest.raises(PipelineError, match=r"checks: row 1 \(op=matmul, implementation=cuda, shape=8x8x8"):
+    with pytest.raises(PipelineError, match=r"checks: row 1 \(op=matmul, subject=cuda, shape=8x8x8"):
         validate_tables({"checks": checks}, None)
-    summary = pd.DataFrame({"op": ["gelu"], "implementation": ["torch"], "backend": ["nsys"], "capture": [0],
+    summary = pd.DataFrame({"op": ["gelu"], "subject": ["torch"], "backend": ["nsys"], "capture": [0],
                             "launches": [150], "iterations": [100]})
     with pytest.raises(PipelineError, match="capture_summary: row 0 .*not a whole number"):
         validate_tables({"capture_summary": summary}, None)
-    spans = pd.DataFrame({"op": ["gelu"] * 299, "implementation": ["cuda"] * 299, "mode": ["eager"] * 299})
-    with pytest.raises(PipelineError, match="spans: row 0 \\(op=gelu, implementation=cuda\\): not 300 eager samples"):
+    spans = pd.DataFrame({"op": ["gelu"] * 299, "subject": ["cuda"] * 299, "mode": ["eager"] * 299})
+    with pytest.raises(PipelineError, match="spans: row 0 \\(op=gelu, subject=cuda\\): not 300 eager samples"):
         validate_tables({"spans": spans}, 300)
 
 

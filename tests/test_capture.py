@@ -24,6 +24,15 @@ def test_nsys_sqlite_of_fifty_cublas_launches():
     assert summary["kernel_us_per_iteration"] == pytest.approx(kernels["duration_us"].mean())
 
 
+def test_a_kernel_whose_launch_was_not_traced_is_placed_by_its_own_start(tmp_path, monkeypatch):
+    """Every kernel of a real session (three implementations, 900 ranges) lands in the same range and iteration
+    when its launch call is dropped from the query: the workload synchronizes after each iteration."""
+    traced = nsys.parse_sqlite(gelu_session("h200-mage-006-gelu-3x100.nsys.sqlite.gz", tmp_path))
+    monkeypatch.setattr(nsys, "KERNELS", nsys.KERNELS.replace("r.start AS api_start", "NULL AS api_start"))
+    placed = nsys.parse_sqlite(tmp_path / "h200-mage-006-gelu-3x100.nsys.sqlite")
+    assert traced["range"].notna().sum() == 1200 and traced.equals(placed)
+
+
 def test_a_fractional_launch_count_is_one_clear_error():
     kernels = pd.DataFrame({"kernel": ["k"] * 150, "duration_us": [1.0] * 150})
     with pytest.raises(PipelineError, match="150 kernel launches over 100 iterations is not a whole number"):
@@ -31,7 +40,7 @@ def test_a_fractional_launch_count_is_one_clear_error():
 
 
 def test_summary_per_op_implementation_backend():
-    rows = [{"op": "gelu", "implementation": "torch", "backend": "nsys", "capture": 0, "iterations": 2,
+    rows = [{"op": "gelu", "subject": "torch", "backend": "nsys", "capture": 0, "iterations": 2,
              "range": "gelu:torch", "kernel": name, "duration_us": us}
             for name, us in [("add", 1.0), ("gelu", 3.0)] * 2]
     rows.append({**rows[0], "range": None, "kernel": "stray"})  # outside every range: not this op's work
@@ -66,11 +75,11 @@ def h200_summary() -> pd.DataFrame:
 def test_h200_captures_give_whole_launch_counts_and_backends_agree_within_3_percent():
     summary = h200_summary()
     assert (summary["launches"] == summary["launches_per_iteration"] * 100).all()
-    wide = summary.pivot_table(index=["op", "implementation"], columns="backend", values="kernel_us_per_iteration")
+    wide = summary.pivot_table(index=["op", "subject"], columns="backend", values="kernel_us_per_iteration")
     both = wide.dropna()
     assert len(both) >= 10
     assert ((both["cupti"] / both["nsys"] - 1).abs() < 0.03).all(), both
-    launches = summary.set_index(["op", "implementation", "backend"])["launches_per_iteration"]
+    launches = summary.set_index(["op", "subject", "backend"])["launches_per_iteration"]
     assert launches[("triangle", "torch", "nsys")] == 3 and launches[("matmul", "cuda", "cupti")] == 1
 
 
@@ -78,7 +87,7 @@ def test_h200_measurement_table_joins_spans_kernels_and_launch_shapes():
     from fieldnote.measurements import table
 
     rows = table(pd.read_parquet(H200_SPANS), h200_summary(), pd.read_parquet(H200_KERNELS))
-    matmul = rows.set_index(["op", "implementation"]).loc[("matmul", "cuda")]
+    matmul = rows.set_index(["op", "subject"]).loc[("matmul", "cuda")]
     assert matmul["samples"] == 300 and matmul["grid_x_block"] == "(16,16,1)x(256,1,1)"
     assert matmul["registers"] == "79" and matmul["shared_bytes"] == "33792"
     assert matmul["graph_span_median_us"] < matmul["span_median_us"]
@@ -93,18 +102,18 @@ def test_label_splits_one_session_into_implementations_and_captures():
     kernels = pd.DataFrame({"range": ["gelu:torch"] * 4 + ["gelu:cuda"] * 4 + [None],
                             "iteration": pd.array([0, 1, 2, 3] * 2 + [None], dtype="Int64")})
     out = label(kernels, job)
-    assert list(out["implementation"][:8]) == ["torch"] * 4 + ["cuda"] * 4 and pd.isna(out["implementation"][8])
+    assert list(out["subject"][:8]) == ["torch"] * 4 + ["cuda"] * 4 and pd.isna(out["subject"][8])
     assert list(out["capture"][:4]) == [0, 0, 1, 1] and list(out["iteration"][:4]) == [0, 1, 0, 1]
-    assert in_ranges(out.assign(op="gelu").dropna(subset=["implementation"])).shape[0] == 8
+    assert in_ranges(out.assign(op="gelu").dropna(subset=["subject"])).shape[0] == 8
 
 
 def test_a_capture_outside_the_band_of_the_others_is_labelled_under_load_and_kept():
     from fieldnote.measurements import control_band
 
-    captures = pd.DataFrame({"op": "matmul", "implementation": ["triton"] * 4 + ["cuda"] * 3, "backend": "nsys",
+    captures = pd.DataFrame({"op": "matmul", "subject": ["triton"] * 4 + ["cuda"] * 3, "backend": "nsys",
                              "capture": [0, 1, 2, 3, 0, 1, 2], "launches_per_iteration": 1,
                              "kernel_us_per_iteration": [79.8, 80.2, 100.8, 81.0, 75.0, 75.2, 74.9]})
-    band = control_band(captures, margin=0.05).set_index(["implementation", "capture"])
+    band = control_band(captures, margin=0.05).set_index(["subject", "capture"])
     assert band["under_load"].tolist() == [False, False, True, False, False, False, False]
     assert (band.loc[("triton", 2), "band_min_us"], band.loc[("triton", 2), "band_max_us"]) == (79.8, 81.0)
     assert not band.loc[("triton", 0), "under_load"]  # 79.8 against 80.2-100.8: inside
@@ -138,11 +147,11 @@ def test_h200_session_of_three_implementations_three_captures(tmp_path, backend)
         raw = nsys.parse_sqlite(gelu_session("h200-mage-006-gelu-3x100.nsys.sqlite.gz", tmp_path))
     else:
         raw = cupti.parse_trace(gelu_session("h200-mage-006-gelu-3x100.cupti.json.gz", tmp_path))
-    summary = summarize(label(raw, job).assign(op="gelu", backend=backend)).set_index(["implementation", "capture"])
+    summary = summarize(label(raw, job).assign(op="gelu", backend=backend)).set_index(["subject", "capture"])
     assert len(summary) == 9 and set(summary.index.get_level_values("capture")) == {0, 1, 2}
-    assert summary.xs("torch", level="implementation")["launches_per_iteration"].tolist() == [2, 2, 2]
-    assert (summary.drop(index="torch", level="implementation")["launches_per_iteration"] == 1).all()
-    per_impl = summary.groupby(level="implementation")["kernel_us_per_iteration"].median()
+    assert summary.xs("torch", level="subject")["launches_per_iteration"].tolist() == [2, 2, 2]
+    assert (summary.drop(index="torch", level="subject")["launches_per_iteration"] == 1).all()
+    per_impl = summary.groupby(level="subject")["kernel_us_per_iteration"].median()
     assert 8 < per_impl["triton"] < per_impl["cuda"] < per_impl["torch"] < 20  # 8.69, 11.19, 14.6 us there
 
 
@@ -153,6 +162,6 @@ def test_h200_nsys_and_cupti_captures_of_one_run_agree_within_3_percent(tmp_path
     job = Job("gelu", subjects, "x.npz", {}, iterations=100, warmup=25, repeats=3)
     runs = {"nsys": nsys.parse_sqlite(gelu_session("h200-mage-006-gelu-3x100.nsys.sqlite.gz", tmp_path)),
             "cupti": cupti.parse_trace(gelu_session("h200-mage-006-gelu-3x100.cupti.json.gz", tmp_path))}
-    times = {b: summarize(label(k, job).assign(op="gelu", backend=b)).groupby("implementation")
+    times = {b: summarize(label(k, job).assign(op="gelu", backend=b)).groupby("subject")
              ["kernel_us_per_iteration"].median() for b, k in runs.items()}
     assert ((times["cupti"] / times["nsys"] - 1).abs() < 0.03).all()

@@ -18,7 +18,7 @@ def captured(times: dict[str, list[float]], iterations: int = 4) -> pd.DataFrame
             for k in range(iterations):
                 rows.append({"op": "gelu", "backend": "nsys", "range": name, "kernel": "k", "capture": capture,
                              "iteration": k, "iterations": iterations, "duration_us": us + 0.01 * k,
-                             "implementation": None})
+                             "subject": None})
     return pd.DataFrame(rows)
 
 
@@ -46,7 +46,7 @@ def test_table_takes_the_median_capture_and_marks_the_fastest_configuration():
 
 
 def test_the_copies_are_not_any_implementations_kernels():
-    kernels = captured({"gelu:ceiling-thread": [5.0]}).assign(implementation=None)
+    kernels = captured({"gelu:ceiling-thread": [5.0]}).assign(subject=None)
     assert summarize(kernels).empty
 
 
@@ -116,7 +116,7 @@ def test_a_real_capture_on_the_h200_gives_every_configuration_and_judges_our_ker
     assert table.groupby(["op", "cache"])["best"].sum().eq(1).all()
     best = ceiling.best(table)
     assert (best.xs("cold", level="cache")["kernel_us"] > best.xs("warm", level="cache")["kernel_us"]).all()
-    mine = summarize(kernels.dropna(subset=["implementation"]))
+    mine = summarize(kernels.dropna(subset=["subject"]))
     warm = mine[mine["cache"] == "warm"].groupby("op")["kernel_us_per_iteration"].median()
     intervals = kernel_interval(kernels, "nsys").set_index("op")
     summary = pd.DataFrame({"op": warm.index, "implementation": "cuda", "kernel_us": warm.to_numpy(),

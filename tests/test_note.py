@@ -16,8 +16,8 @@ FIXTURES = Path(__file__).parent / "fixtures"
 def h200_tables() -> dict[str, pd.DataFrame]:
     kernels = pd.read_parquet(FIXTURES / "h200-mage-006-kernels.parquet")
     spans = pd.read_parquet(FIXTURES / "h200-mage-006-spans.parquet")
-    checks = pd.DataFrame({"op": ["matmul"], "implementation": ["cuda"], "passed": [True], "rtol": [1e-4],
-                           "atol": [1e-4], "max_abs_error": [1.38e-5]})
+    checks = pd.DataFrame({"op": ["matmul"], "subject": ["cuda"], "implementation": ["cuda"], "passed": [True],
+                           "rtol": [1e-4], "atol": [1e-4], "max_abs_error": [1.38e-5]})
     return {"summary": summary(summarize(kernels), spans), "spans": spans, "kernels": kernels, "checks": checks,
             "resources": pd.read_parquet(FIXTURES / "h200-mage-006-resources.parquet"),
             "census": pd.read_parquet(FIXTURES / "h200-mage-006-census.parquet")}
@@ -50,9 +50,9 @@ def test_attempts_table_reads_each_value_and_its_comparison_from_one_summary():
     from fieldnote.measurements import attempts
 
     names = ["triton", "cuda", "layernorm_block96_rsqrt_rn", "layernorm_4warp_row_uneven", "layernorm_2warp_row_shared"]
-    measured = pd.DataFrame({"op": "layernorm", "implementation": names, "kernel_us": [5.4, 6.2, 6.9, 7.0, 8.0],
+    measured = pd.DataFrame({"op": "layernorm", "subject": names, "kernel_us": [5.4, 6.2, 6.9, 7.0, 8.0],
                              "span_mean_us": [20.0, 12.0, 13.0, 13.5, 12.7]})
-    other_op = pd.DataFrame({"op": "matmul", "implementation": ["triton"], "kernel_us": [79.5], "span_mean_us": [90.0]})
+    other_op = pd.DataFrame({"op": "matmul", "subject": ["triton"], "kernel_us": [79.5], "span_mean_us": [90.0]})
     measured = pd.concat([other_op, measured], ignore_index=True)  # every op has a triton row
     declared = [{"variant": "layernorm_block96_rsqrt_rn", "metric": "kernel", "compared_with": "triton"},
                 {"variant": "layernorm_4warp_row_uneven", "metric": "span",
@@ -157,7 +157,8 @@ def test_a_peer_that_ran_other_kernels_between_namespaces_is_named():
     from fieldnote import history
 
     def kernels(torch_kernel, cuda_kernel):
-        return pd.DataFrame({"op": "gelu", "implementation": ["torch", "torch", "cuda"], "backend": "nsys",
+        return pd.DataFrame({"op": "gelu", "subject": ["torch", "torch", "cuda"],
+                             "implementation": ["torch", "torch", "cuda"], "backend": "nsys",
                              "kernel": [torch_kernel, "add", cuda_kernel], "grid": "8,1,1", "block": "128,1,1"})
 
     changed = history.peer_changes(kernels("gelu_v1", "mine_a"), kernels("gelu_v2", "mine_b"))

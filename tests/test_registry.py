@@ -47,7 +47,7 @@ def test_a_new_op_is_its_module_its_kernel_and_a_default_shape(with_toy):
     plan = snakemake(with_toy, "-n", "--cores", "1", "results/toy-run")
     assert plan.returncode == 0, plan.stderr
     jobs = set(re.findall(r"wildcards: (.*)", plan.stdout))
-    assert "ns=toy-run, op=toy, impl=torch" in jobs
+    assert "ns=toy-run, op=toy, subject=torch" in jobs
     assert not [w for w in jobs if re.search(r"op=(matmul|gelu|layernorm|triangle|neighbor)\b", w)]
     check = snakemake(with_toy, "--cores", "1", "work/toy-run/check/cpu/toy/torch.parquet")
     assert check.returncode == 0, check.stderr
@@ -103,7 +103,7 @@ def test_a_namespace_measures_two_hand_written_toolchains_side_by_side(two_toolc
     jobs = re.findall(r"^(?:local)?rule (\w+):\n(?:    .*\n)*?    wildcards: (.*)$", plan.stdout, re.MULTILINE)
     assert ("build_cuda", "arch=sm_90, op=gelu, variant=gelu_bias_sigmoid_vec4") in jobs
     assert ("build_ptx", "arch=sm_90, op=gelu, variant=gelu_bias_sigmoid_ptx") in jobs
-    assert {w for r, w in jobs if r == "check_gpu"} == {f"ns=two-toolchains, op=gelu, impl={i}"
+    assert {w for r, w in jobs if r == "check_gpu"} == {f"ns=two-toolchains, op=gelu, subject={i}"
                                                           for i in ("torch", "cuda", "ptx")}
     assert {w for r, w in jobs if r == "sanitize"} == {f"ns=two-toolchains, op=gelu, variant={v}"
                                                          for v in ("gelu_bias_sigmoid_vec4", "gelu_bias_sigmoid_ptx")}

@@ -149,7 +149,7 @@ def test_editing_one_layernorm_variant_reruns_that_variant_and_what_derives_from
     jobs = planned(measured, "results/mage-006")
     variant = "layernorm_block192_one_quad"
     assert jobs["build_cuda"] == [f"arch=sm_90, op=layernorm, variant={variant}"]
-    assert jobs["check_gpu"] == [f"ns=mage-006, op=layernorm, impl={variant}"]
+    assert jobs["check_gpu"] == [f"ns=mage-006, op=layernorm, subject={variant}"]
     assert jobs["time"] == ["ns=mage-006, op=layernorm"]
     assert sorted(jobs["capture"]) == ["ns=mage-006, backend=cupti, op=layernorm",
                                        "ns=mage-006, backend=nsys, op=layernorm"]

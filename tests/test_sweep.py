@@ -15,12 +15,17 @@ def test_points_are_named_by_shape_and_a_contract_that_does_not_take_a_shape_lea
     points, skipped = subjects("layernorm", shapes, {"torch": TORCH, "cuda": CUDA}, seed=7)
     assert list(points) == ["torch@1024x768", "cuda@1024x768", "torch@1024x4096"]
     assert points["cuda@1024x768"] == {**CUDA, "shape": shapes[0], "seed": 7}
-    assert skipped == [{"op": "layernorm", "implementation": "cuda", "shape": "1024x4096",
-                        "reason": "holds a row of at most 1024 floats, got cols=4096"}]
+    assert skipped == [{"op": "layernorm", "implementation": "cuda", "variant": "layernorm_block_row_1pass",
+                        "shape": "1024x4096", "reason": "holds a row of at most 1024 floats, got cols=4096"}]
 
 
 def captures(rows):
-    return pd.DataFrame([{"op": op, "implementation": point, "backend": "nsys", "capture": 0,
+    """A capture summary of sweep points, each subject described as the capture stage describes it."""
+    def described(point):
+        implementation, label = point.split("@")
+        return {"subject": point, "implementation": implementation, "variant": implementation, "shape": label}
+
+    return pd.DataFrame([{"op": op, **described(point), "backend": "nsys", "capture": 0,
                           "launches_per_iteration": 1, "kernel_us_per_iteration": us} for op, point, us in rows])
 
 
@@ -51,12 +56,13 @@ def test_the_note_gives_each_op_its_largest_point_and_the_figure_draws(tmp_path)
 def test_a_point_that_fails_its_check_is_not_captured_and_is_named_with_its_error():
     points, _ = subjects("layernorm", [{"rows": 1024, "cols": 768}], {"torch": TORCH, "cuda": CUDA}, seed=7)
     checks = pd.DataFrame([
-        {"op": "layernorm", "implementation": "torch@1024x768", "passed": True, "max_abs_error": 1e-6,
-         "max_rel_error": 1e-6},
-        {"op": "layernorm", "implementation": "cuda@1024x768", "passed": False, "max_abs_error": 7.3e-4,
-         "max_rel_error": 1.45}])
+        {"op": "layernorm", "subject": "torch@1024x768", "implementation": "torch", "variant": "torch",
+         "shape": "1024x768", "passed": True, "max_abs_error": 1e-6, "max_rel_error": 1e-6},
+        {"op": "layernorm", "subject": "cuda@1024x768", "implementation": "cuda", "variant": CUDA["variant"],
+         "shape": "1024x768", "passed": False, "max_abs_error": 7.3e-4, "max_rel_error": 1.45}])
     assert list(passed(points, checks)) == ["torch@1024x768"]
-    assert failed_points(checks) == [{"op": "layernorm", "implementation": "cuda", "shape": "1024x768",
+    assert failed_points(checks) == [{"op": "layernorm", "implementation": "cuda", "variant": CUDA["variant"],
+                                      "shape": "1024x768",
                                       "reason": "failed the check: max abs error 0.00073, max rel error 1.45"}]
 
 

@@ -34,7 +34,7 @@ def planned_gpu_jobs(stdout: str) -> list[tuple[str, int, int]]:
         gpu = re.search(r"^\s+resources: .*\bgpu_share=(\d+)", block, re.MULTILINE)
         if gpu:
             priority = re.search(r"^\s+priority: (\d+)", block, re.MULTILINE)
-            impl = re.search(r"^\s+wildcards: .*\bimpl=(\w+)", block, re.MULTILINE)
+            impl = re.search(r"^\s+wildcards: .*\bsubject=(\w+)", block, re.MULTILINE)
             rule = block.split(":")[0] + ("[compiled]" if impl and impl.group(1) == "compiled" else "")
             jobs.append((rule, int(priority.group(1)) if priority else 0, int(gpu.group(1))))
     return jobs

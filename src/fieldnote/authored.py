@@ -15,6 +15,7 @@ import pandas as pd
 
 from . import note as tables_of
 from .errors import PipelineError
+from .subjects import adopted
 from .vocabulary import HAND_WRITTEN, IMPLEMENTATIONS, MEASURED, OPS, hand_written, us
 
 # --- numbers ---------------------------------------------------------------------------------------------------
@@ -256,7 +257,7 @@ class Evidence:
     def band(self, op: str, impl: str | None = None) -> Number:
         """The range of an implementation's captures (the control band)."""
         cs = self._table("capture_summary", None)
-        values = cs[(cs["op"] == op) & (cs["implementation"] == (impl or self.mine()))]["kernel_us_per_iteration"]
+        values = cs[(cs["op"] == op) & (cs["subject"] == (impl or self.mine()))]["kernel_us_per_iteration"]
         what = self._name(op, impl, None, "captures")
         return spread([number(v, us(v), what) for v in values])
 
@@ -265,11 +266,11 @@ class Evidence:
         captured iterations, or the checks that passed."""
         spans, cs = self._table("spans", None), self._table("capture_summary", None)
         eager = spans[spans["mode"] == "eager"]
-        values = {"captures": lambda: cs.groupby(["op", "implementation"]).size().max(),
+        values = {"captures": lambda: cs.groupby(["op", "subject"]).size().max(),
                   "all_captures": lambda: len(cs[cs["backend"] == cs["backend"].iloc[0]]),
-                  "samples": lambda: eager.groupby(["op", "implementation"]).size().min(),
+                  "samples": lambda: eager.groupby(["op", "subject"]).size().min(),
                   "rounds": lambda: eager["round"].nunique(),
-                  "iterations": lambda: eager.groupby(["op", "implementation", "round"]).size().min(),
+                  "iterations": lambda: eager.groupby(["op", "subject", "round"]).size().min(),
                   "captured_iterations": lambda: cs["iterations"].iloc[0],
                   "checks": lambda: int(self._table("checks", None)["passed"].sum())}
         if what not in values:
@@ -281,7 +282,8 @@ class Evidence:
         """registers, shared_bytes, blocks (the grid's size), threads (per block), kernel, grid or block of the
         hand-written kernel of an op, as the capture recorded its launch."""
         kernels = self._table("kernels", ns)
-        rows = kernels[(kernels["op"] == op) & kernels["implementation"].isin(HAND_WRITTEN)]
+        rows = adopted(kernels)
+        rows = rows[(rows["op"] == op) & rows["implementation"].isin(HAND_WRITTEN)]
         if rows.empty:
             raise PipelineError(f"kernels of {ns or self.namespace}: no hand-written kernel for {op}")
         r = rows.iloc[0]
@@ -297,7 +299,7 @@ class Evidence:
         """The largest absolute error of an implementation's checks."""
         checks = self._table("checks", None)
         impl = impl or self.mine()
-        value = checks[(checks["op"] == op) & (checks["implementation"] == impl)]["max_abs_error"].max()
+        value = checks[(checks["op"] == op) & (checks["subject"] == impl)]["max_abs_error"].max()
         return number(value, "0.0" if value == 0 else f"{value:.2g}", self._name(op, impl, None,
                                                                                    "largest absolute error"))
 

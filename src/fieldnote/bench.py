@@ -126,7 +126,7 @@ def main(argv: list[str] | None = None, prog: str = "python -m fieldnote.bench")
         gated = gated_calls(args.op, args.subjects, shape, defaults["seed"], defaults["tolerance"], Path(tmp))
         calls = {name: call for name, (call, _) in gated.items()}
         rows = timing.graph_spans(calls, rounds=3, iterations=100, warmup=25, replays=10) if calls else []
-        times = {n: float(np.median([r["span_us"] for r in rows if r["implementation"] == n])) for n in calls}
+        times = {n: float(np.median([r["span_us"] for r in rows if r["subject"] == n])) for n in calls}
         report(args.op, shape, times)
         if args.counters and gated:
             table = counters(args.op, shape, {n: spec for n, (_, spec) in gated.items()}, Path(tmp) / "inputs.npz",

@@ -74,30 +74,30 @@ def _run_case(run, op: str, case: Case, device: str) -> np.ndarray:
     return out.detach().cpu().numpy()
 
 
-def run_checks(run, op: str, implementation: str, device: str, cases: list[Case], tolerance: dict) -> pd.DataFrame:
+def run_checks(run, op: str, subject: str, device: str, cases: list[Case], tolerance: dict) -> pd.DataFrame:
     if device == "cuda":
         from .workload import full_fp32
         full_fp32()
     rows = []
     for case in cases:
-        with step(f"check {op} {implementation} on {device}: case {case.name} at {OPS[op].label(case.shape)}"), \
+        with step(f"check {op} {subject} on {device}: case {case.name} at {OPS[op].label(case.shape)}"), \
                 phase(CHECK):
             out = _run_case(run, op, case, device)
             expected = reference(op, case.inputs) if case.expected is None else case.expected
             result = compare(out, expected, tolerance["rtol"], tolerance["atol"])
-        rows.append({"op": op, "implementation": implementation, "shape": OPS[op].label(case.shape),
+        rows.append({"op": op, "subject": subject, "shape": OPS[op].label(case.shape),
                      "case": case.name, "device": device, "seed": case.seed, **result,
                      "rtol": tolerance["rtol"], "atol": tolerance["atol"]})
     return pd.DataFrame(rows)
 
 
 def failures(table: pd.DataFrame) -> str | None:
-    """One line per failed case, naming op, implementation, shape and error; None when all passed."""
+    """One line per failed case, naming op, subject, shape and error; None when all passed."""
     bad = table[~table["passed"]]
     if bad.empty:
         return None
     return "\n".join(
-        f"check failed: {r.op} / {r.implementation} at {r.shape} ({r.case}, {r.device}): max abs error "
+        f"check failed: {r.op} / {r.subject} at {r.shape} ({r.case}, {r.device}): max abs error "
         f"{r.max_abs_error:.3g}, max rel error {r.max_rel_error:.3g}, {r.nonfinite_elements} non-finite "
         f"of {r.checked_elements}" for r in bad.itertuples())
 

@@ -1,6 +1,6 @@
 """Loading a bundle validates it: the manifest matches, every check passed, the evidence is plausible (durations
 finite and positive, counts whole, clocks and percentages in range), launch counts are whole numbers per iteration
-and each (op, implementation) has its full set of span samples. A violation is one error naming table and row.
+and each (op, subject) has its full set of span samples. A violation is one error naming table and row.
 The same checks guard imported, replayed and measured tables before they enter a bundle."""
 from __future__ import annotations
 
@@ -46,7 +46,8 @@ def _first(frame: pd.DataFrame, mask: pd.Series, table: str, what: str) -> None:
     bad = frame[mask]
     if not bad.empty:
         row = bad.iloc[0]
-        keys = ", ".join(f"{k}={row[k]}" for k in ("op", "implementation", "shape", "case", "backend", "capture")
+        named = ("subject",) if "subject" in row else ("implementation",)  # a subject names its implementation
+        keys = ", ".join(f"{k}={row[k]}" for k in ("op", *named, "shape", "case", "backend", "capture")
                          if k in row and not pd.isna(row[k]))
         raise PipelineError(f"{table}: row {bad.index[0]} ({keys}): {what}")
 
@@ -113,7 +114,7 @@ def check_plausible(table: str, frame: pd.DataFrame) -> None:
 
 
 def validate_tables(tables: dict[str, pd.DataFrame], samples: int | None) -> None:
-    """`samples`: the eager span samples each (op, implementation) must have (rounds x iterations)."""
+    """`samples`: the eager span samples each (op, subject) must have (rounds x iterations)."""
     for name, frame in tables.items():
         check_plausible(name, frame)
     if "checks" in tables:
@@ -125,14 +126,22 @@ def validate_tables(tables: dict[str, pd.DataFrame], samples: int | None) -> Non
                "launches are not a whole number per iteration")
     if "spans" in tables and samples:
         eager = tables["spans"][tables["spans"]["mode"] == "eager"]
-        counts = eager.groupby(["op", "implementation"]).size().rename("samples").reset_index()
+        counts = eager.groupby(["op", "subject"]).size().rename("samples").reset_index()
         _first(counts, counts["samples"] != samples, "spans", f"not {samples} eager samples")
 
 
 def load(bundle: str | Path, samples: int | None = None) -> dict[str, pd.DataFrame]:
-    """Every table of a bundle's evidence, after the manifest and the tables are validated."""
+    """Every table of a bundle's evidence, after the manifest and the tables are validated; a bundle written
+    before subjects is read in today's layout (subjects.migrate, from the configuration the bundle records)."""
+    import json
+
+    from .subjects import migrate
+
     bundle = Path(bundle)
     verify_manifest(bundle)
-    tables = {p.stem: pd.read_parquet(p) for p in sorted((bundle / "evidence").glob("*.parquet"))}
+    resolved = bundle / "config.resolved.json"
+    config = json.loads(resolved.read_text()) if resolved.is_file() else {}
+    tables = {p.stem: migrate(pd.read_parquet(p), config.get("variants", {}), config.get("shapes", {}))
+              for p in sorted((bundle / "evidence").glob("*.parquet"))}
     validate_tables(tables, samples)
     return tables

@@ -4,6 +4,7 @@ from __future__ import annotations
 
 import pandas as pd
 
+from .subjects import adopted
 from .vocabulary import HAND_WRITTEN, OPS, hand_written, us
 
 
@@ -31,7 +32,8 @@ def progression(summaries: dict[str, pd.DataFrame], changes: dict[str, str], ops
 
 def kernel_names(kernels: pd.DataFrame) -> pd.Series:
     """The hand-written kernels each op launched (sorted names, one string per op)."""
-    mine = kernels[kernels["implementation"].isin(HAND_WRITTEN)]
+    mine = adopted(kernels)
+    mine = mine[mine["implementation"].isin(HAND_WRITTEN)]
     return mine.groupby("op")["kernel"].agg(lambda names: " + ".join(sorted(set(names))))
 
 
@@ -54,10 +56,11 @@ def drift_table(table: pd.DataFrame, baseline: str, current: str) -> pd.DataFram
 
 
 def launches_of(kernels: pd.DataFrame) -> pd.Series:
-    """Per (op, implementation), the set of (kernel, grid, block) its captures recorded: what a library or
-    torch.compile chose to run."""
+    """Per (op, implementation) of the namespace's own, the set of (kernel, grid, block) its captures recorded:
+    what a library or torch.compile chose to run."""
     backends = [b for b in ("nsys", "cupti") if b in set(kernels["backend"])] or sorted(set(kernels["backend"]))
-    found = kernels[kernels["implementation"].notna() & (kernels["backend"] == backends[0])]
+    found = adopted(kernels)
+    found = found[found["backend"] == backends[0]]
     found = found.drop_duplicates(["op", "implementation", "kernel", "grid", "block"])
     return found.groupby(["op", "implementation"]).apply(
         lambda g: frozenset(zip(g["kernel"], g["grid"], g["block"], strict=True)), include_groups=False)

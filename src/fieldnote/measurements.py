@@ -1,22 +1,25 @@
-"""The per (op, implementation) view of a namespace's measurements: kernel time per backend, launches, spans."""
+"""The per (op, subject) view of a namespace's measurements: kernel time per backend, launches, spans."""
 from __future__ import annotations
 
 import numpy as np
 import pandas as pd
 
 from .capture.summary import in_ranges
+from .subjects import COLUMNS
+
+KEY = ["op", "subject"]
 
 
 def span_stats(spans: pd.DataFrame) -> pd.DataFrame:
-    eager = spans[spans["mode"] == "eager"].groupby(["op", "implementation"])["span_us"]
-    graph = spans[spans["mode"] == "graph"].groupby(["op", "implementation"])["span_us"]
+    eager = spans[spans["mode"] == "eager"].groupby(KEY)["span_us"]
+    graph = spans[spans["mode"] == "graph"].groupby(KEY)["span_us"]
     return pd.DataFrame({"samples": eager.size(), "span_mean_us": eager.mean(), "span_median_us": eager.median(),
                          "graph_span_median_us": graph.median()}).reset_index()
 
 
 def kernel_times(capture_summary: pd.DataFrame) -> pd.DataFrame:
-    """Per (op, implementation), each backend's kernel time (median over its captures) and launches."""
-    wide = capture_summary.pivot_table(index=["op", "implementation"], columns="backend",
+    """Per (op, subject), each backend's kernel time (median over its captures) and launches."""
+    wide = capture_summary.pivot_table(index=KEY, columns="backend",
                                        values=["kernel_us_per_iteration", "launches_per_iteration"],
                                        aggfunc={"kernel_us_per_iteration": "median", "launches_per_iteration": "first"})
     wide.columns = [f"{'kernel_us' if v.startswith('kernel') else 'launches'}_{b}" for v, b in wide.columns]
@@ -25,9 +28,9 @@ def kernel_times(capture_summary: pd.DataFrame) -> pd.DataFrame:
 
 def launch_shapes(kernels: pd.DataFrame) -> pd.DataFrame:
     """Grid, block, registers and shared bytes of each implementation's kernels, as one capture saw them."""
-    first = in_ranges(kernels.dropna(subset=["implementation"])).sort_values("backend")
-    first = first.drop_duplicates(["op", "implementation", "kernel"])
-    grouped = first.groupby(["op", "implementation"])
+    first = in_ranges(kernels.dropna(subset=["subject"])).sort_values("backend")
+    first = first.drop_duplicates([*KEY, "kernel"])
+    grouped = first.groupby(KEY)
     return pd.DataFrame({
         "grid_x_block": grouped.apply(lambda g: " + ".join(f"({r.grid})x({r.block})" for r in g.itertuples()),
                                       include_groups=False),
@@ -37,27 +40,27 @@ def launch_shapes(kernels: pd.DataFrame) -> pd.DataFrame:
 
 
 def table(spans: pd.DataFrame, capture_summary: pd.DataFrame, kernels: pd.DataFrame) -> pd.DataFrame:
-    out = kernel_times(capture_summary).merge(span_stats(spans), on=["op", "implementation"], how="outer")
-    return out.merge(launch_shapes(kernels), on=["op", "implementation"], how="left")
+    out = kernel_times(capture_summary).merge(span_stats(spans), on=KEY, how="outer")
+    return out.merge(launch_shapes(kernels), on=KEY, how="left")
 
 
 BOOTSTRAP_RESAMPLES, BOOTSTRAP_LEVEL, BOOTSTRAP_SEED = 2000, 0.95, 20261201
 
 
 def kernel_interval(kernels: pd.DataFrame, backend: str, cache: str = "warm") -> pd.DataFrame:
-    """Per (op, implementation), the noise around its kernel time: a percentile bootstrap of the median over
+    """Per (op, subject), the noise around its kernel time: a percentile bootstrap of the median over
     captures of each capture's mean kernel time per iteration (captures resampled, then iterations within each),
     widened to the captures' own range (the control band). Claims that one time is below another need these
     intervals apart; a single capture still has its iterations to resample. `cache`: which calls (warm or cold)."""
-    mine = in_ranges(kernels[(kernels["backend"] == backend) & kernels["implementation"].notna()])
+    mine = in_ranges(kernels[(kernels["backend"] == backend) & kernels["subject"].notna()])
     if "cache" in mine:
         mine = mine[mine["cache"] == cache]
-    per_iteration = mine.groupby(["op", "implementation", "capture", "iteration"])["duration_us"].sum()
+    per_iteration = mine.groupby([*KEY, "capture", "iteration"])["duration_us"].sum()
     rng = np.random.default_rng(BOOTSTRAP_SEED)
-    rows = [{"op": op, "implementation": impl, **dict(zip(("kernel_low_us", "kernel_high_us"),
+    rows = [{"op": op, "subject": impl, **dict(zip(("kernel_low_us", "kernel_high_us"),
                                                          interval(group, rng), strict=True))}
-            for (op, impl), group in per_iteration.groupby(level=["op", "implementation"], sort=True)]
-    return pd.DataFrame(rows, columns=["op", "implementation", "kernel_low_us", "kernel_high_us"])
+            for (op, impl), group in per_iteration.groupby(level=KEY, sort=True)]
+    return pd.DataFrame(rows, columns=[*KEY, "kernel_low_us", "kernel_high_us"])
 
 
 def interval(per_iteration: pd.Series, rng: np.random.Generator) -> tuple[float, float]:
@@ -75,15 +78,15 @@ def interval(per_iteration: pd.Series, rng: np.random.Generator) -> tuple[float,
 
 
 def span_rounds(spans: pd.DataFrame) -> pd.DataFrame:
-    """Per (op, implementation), the range of its eager rounds' mean spans (the figures' whiskers)."""
+    """Per (op, subject), the range of its eager rounds' mean spans (the figures' whiskers)."""
     eager = spans[spans["mode"] == "eager"]
-    means = eager.groupby(["op", "implementation", "round"])["span_us"].mean().groupby(["op", "implementation"])
+    means = eager.groupby([*KEY, "round"])["span_us"].mean().groupby(KEY)
     return pd.DataFrame({"span_round_min_us": means.min(), "span_round_max_us": means.max()}).reset_index()
 
 
 def summary(capture_summary: pd.DataFrame, spans: pd.DataFrame, kernels: pd.DataFrame | None = None,
             backends=("nsys", "cupti")) -> pd.DataFrame:
-    """The `summary` table: per (op, implementation) the kernel time of the first backend present in `backends`
+    """The `summary` table: per (op, subject) the kernel time of the first backend present in `backends`
     (median over its captures) with its noise interval (`kernel_interval`, given the kernels table), launches per
     iteration, and the eager spans' mean, median and the range of their round means."""
     present = [b for b in backends if b in set(capture_summary["backend"])]
@@ -92,42 +95,49 @@ def summary(capture_summary: pd.DataFrame, spans: pd.DataFrame, kernels: pd.Data
     chosen = capture_summary[capture_summary["backend"] == present[0]]
     cold = None
     if "cache" in chosen:  # warm is the kernel time; cold (L2 flushed before each call) stands beside it
-        cold = chosen[chosen["cache"] == "cold"].groupby(["op", "implementation"])["kernel_us_per_iteration"]
+        cold = chosen[chosen["cache"] == "cold"].groupby(KEY)["kernel_us_per_iteration"]
         cold = cold.median().rename("kernel_cold_us").reset_index()
         chosen = chosen[chosen["cache"] == "warm"]
-    kernel = chosen.groupby(["op", "implementation"]).agg(
+    kernel = chosen.groupby(KEY).agg(
         kernel_us=("kernel_us_per_iteration", "median"), launches=("launches_per_iteration", "first"),
         captures=("capture", "nunique"), backend=("backend", "first")).reset_index()
-    stats = span_stats(spans)[["op", "implementation", "span_mean_us", "span_median_us"]]
-    stats = stats.merge(span_rounds(spans), on=["op", "implementation"], how="left")
-    columns = ["op", "implementation", "kernel_us", "span_mean_us", "span_median_us", "launches", "captures", "backend",
+    stats = span_stats(spans)[[*KEY, "span_mean_us", "span_median_us"]]
+    stats = stats.merge(span_rounds(spans), on=KEY, how="left")
+    columns = [*KEY, "kernel_us", "span_mean_us", "span_median_us", "launches", "captures", "backend",
                "span_round_min_us", "span_round_max_us"]
-    out = kernel.merge(stats, on=["op", "implementation"], how="outer")[columns]
+    out = kernel.merge(stats, on=KEY, how="outer")[columns]
     if cold is not None:
-        out = out.merge(cold, on=["op", "implementation"], how="left")
+        out = out.merge(cold, on=KEY, how="left")
         columns = [*columns[:3], "kernel_cold_us", *columns[3:]]
         out = out[columns]
     if kernels is None:
-        return out
-    out = out.merge(kernel_interval(kernels, present[0]), on=["op", "implementation"], how="left")
+        return described(out, capture_summary, spans)
+    out = out.merge(kernel_interval(kernels, present[0]), on=KEY, how="left")
     columns = [*columns[:3], "kernel_low_us", "kernel_high_us", *columns[3:]]
     if cold is not None:
         bounds = kernel_interval(kernels, present[0], "cold").rename(
             columns={"kernel_low_us": "kernel_cold_low_us", "kernel_high_us": "kernel_cold_high_us"})
-        out = out.merge(bounds, on=["op", "implementation"], how="left")
+        out = out.merge(bounds, on=KEY, how="left")
         at = columns.index("kernel_cold_us") + 1
         columns = [*columns[:at], "kernel_cold_low_us", "kernel_cold_high_us", *columns[at:]]
-    return out[columns]
+    return described(out[columns], capture_summary, spans)
+
+
+def described(table: pd.DataFrame, *sources: pd.DataFrame) -> pd.DataFrame:
+    """`table` with each subject's implementation, variant and shape, as the tables it was computed from say."""
+    found = pd.concat([s[["op", *COLUMNS]] for s in sources if "variant" in s]).drop_duplicates(KEY)
+    out = table.merge(found, on=KEY, how="left")
+    return out[["op", *COLUMNS, *[c for c in table if c not in KEY]]]
 
 
 def control_band(capture_summary: pd.DataFrame, margin: float) -> pd.DataFrame:
-    """Each capture against the band (min to max) of the other captures of its (op, implementation, backend):
+    """Each capture against the band (min to max) of the other captures of its (op, subject, backend):
     one further than `margin` (a fraction) outside that band ran under load. It is labelled, never dropped.
     With fewer than two other captures there is no band to be outside of."""
     out = capture_summary.copy()
     out["band_min_us"], out["band_max_us"], out["band_margin"] = float("nan"), float("nan"), margin
     out["under_load"] = False
-    for _, group in out.groupby(["op", "implementation", "backend", *(["cache"] if "cache" in out else [])],
+    for _, group in out.groupby([*KEY, "backend", *(["cache"] if "cache" in out else [])],
                                 sort=False):
         values = group["kernel_us_per_iteration"]
         if len(values) < 3:
@@ -149,8 +159,8 @@ def attempts(summary_all: pd.DataFrame, declared: list[dict]) -> pd.DataFrame:
     rows = []
     for attempt in declared:
         column, other = METRICS[attempt["metric"]], attempt["compared_with"]
-        op = summary_all.loc[summary_all["implementation"] == attempt["variant"], "op"].iloc[0]
-        by_name = summary_all[summary_all["op"] == op].set_index("implementation")
+        op = summary_all.loc[summary_all["subject"] == attempt["variant"], "op"].iloc[0]
+        by_name = summary_all[summary_all["op"] == op].set_index("subject")
         value, compared = by_name.loc[attempt["variant"], column], by_name.loc[other, column]
         rows.append({"op": op, "attempt": attempt["variant"],
                      "metric": attempt["metric"], "value_us": value, "compared_with": other,

@@ -4,6 +4,7 @@ from __future__ import annotations
 
 import pandas as pd
 
+from .subjects import adopted
 from .vocabulary import HAND_WRITTEN, IMPLEMENTATIONS, MEASURED, OPS, hand_written, us
 
 
@@ -31,7 +32,8 @@ def by_implementation(summary: pd.DataFrame, column: str, fmt=us) -> pd.DataFram
 
 def resources(kernels: pd.DataFrame) -> pd.DataFrame:
     """The launch the capture recorded for each hand-written kernel: grid x block, registers, shared memory."""
-    mine = kernels[kernels["implementation"].isin(HAND_WRITTEN)].drop_duplicates(["op", "kernel"])
+    mine = adopted(kernels)
+    mine = mine[mine["implementation"].isin(HAND_WRITTEN)].drop_duplicates(["op", "kernel"])
     mine = ordered(mine)
     return pd.DataFrame({"Kernel": "`" + mine["kernel"] + "`", "Grid × block": mine["grid"] + " × " + mine["block"],
                          "Registers / thread": mine["registers"].astype(str),
@@ -68,13 +70,13 @@ def implementation_name(name: str) -> str:
 
 
 def control_band(capture_summary: pd.DataFrame) -> pd.DataFrame:
-    """Per (op, implementation) of the first backend: the band its captures span, and any capture outside the
+    """Per (op, subject) of the first backend: the band its captures span, and any capture outside the
     band of the others (the capture_summary's `under_load`), with its value."""
     first = capture_summary[capture_summary["backend"] == capture_summary["backend"].iloc[0]]
     if "cache" in first:
         first = first[first["cache"] == "warm"]
     rows = []
-    for (op, impl), group in first.groupby(["op", "implementation"], sort=False):
+    for (op, impl), group in first.groupby(["op", "subject"], sort=False):
         values, loaded = group["kernel_us_per_iteration"], group[group["under_load"].astype(bool)]
         rows.append({"op": op, "Implementation": implementation_name(impl), "Captures": str(len(group)),
                      "Band (µs)": f"{us(values.min())}–{us(values.max())}",
@@ -255,7 +257,7 @@ def markdown(frame: pd.DataFrame) -> str:
 
 def generated(namespace: str, tables: dict[str, pd.DataFrame], history: dict | None = None,
               roofline: tuple[dict, dict] | None = None, targets: dict | None = None,
-              predictions: tuple[dict, ...] = (), variants: dict | None = None) -> dict[str, str]:
+              predictions: tuple[dict, ...] = ()) -> dict[str, str]:
     """The note's generated tables (markdown) by name, each where the evidence has it: the default note places
     them all, an authored note (authored.py) places those it names."""
     summary = tables["summary"]
@@ -269,7 +271,7 @@ def generated(namespace: str, tables: dict[str, pd.DataFrame], history: dict | N
             found["counters"] = counters(tables["counters"])
     found.update(history_tables(namespace, tables, history or {}))
     band = tables.get("capture_summary")
-    if band is not None and "under_load" in band and (band.groupby(["op", "implementation"]).size() > 2).any():
+    if band is not None and "under_load" in band and (band.groupby(["op", "subject"]).size() > 2).any():
         found["control_band"] = control_band(band)
     if "sweep" in tables:
         found["sweep"] = sweep(tables["sweep"])
@@ -288,7 +290,7 @@ def generated(namespace: str, tables: dict[str, pd.DataFrame], history: dict | N
     if checks is not None and "generated_sha256" in checks and checks["generated_sha256"].notna().any():
         found["inductor"] = inductor_choices(checks)
     if predictions:
-        found["predictions"] = against_predictions(predictions, variants or {}, summary, tables.get("attempts"))
+        found["predictions"] = against_predictions(predictions, summary, tables.get("attempts"))
     return {name: markdown(frame) for name, frame in found.items()}
 
 
@@ -362,15 +364,14 @@ def inductor_choices(checks: pd.DataFrame) -> pd.DataFrame:
                                                                   or "—")})
 
 
-def measured_as(variant: str, metric: str, variants: dict, summary: pd.DataFrame, attempts_table) -> float:
-    """A variant's value in this run: the hand-written implementation's where it is the adopted variant of its
-    op, else its row of the attempts table (measured in the metric that decided it)."""
+def measured_as(variant: str, metric: str, summary: pd.DataFrame, attempts_table) -> float:
+    """A variant's value in this run: its implementation's where the namespace adopted it (the summary's
+    variant), else its row of the attempts table (measured in the metric that decided it)."""
     from .measurements import METRICS
 
-    for op, adopted in variants.items():
-        if adopted == variant:
-            rows = summary[(summary["op"] == op) & (summary["implementation"] == hand_written(summary))]
-            return float(rows[METRICS[metric]].iloc[0]) if not rows.empty else float("nan")
+    rows = summary[summary["variant"] == variant]
+    if not rows.empty:
+        return float(rows[METRICS[metric]].iloc[0])
     if attempts_table is not None:
         rows = attempts_table[(attempts_table["attempt"] == variant) & (attempts_table["metric"] == metric)]
         if not rows.empty:
@@ -378,11 +379,11 @@ def measured_as(variant: str, metric: str, variants: dict, summary: pd.DataFrame
     return float("nan")
 
 
-def against_predictions(predictions, variants: dict, summary: pd.DataFrame, attempts_table) -> pd.DataFrame:
+def against_predictions(predictions, summary: pd.DataFrame, attempts_table) -> pd.DataFrame:
     """Each declared prediction beside what this run measured, and whether it held."""
     rows = []
     for p in predictions:
-        value = measured_as(p["variant"], p["metric"], variants, summary, attempts_table)
+        value = measured_as(p["variant"], p["metric"], summary, attempts_table)
         held = (NOT_MEASURED if pd.isna(value) else "held" if p["low_us"] <= round(value, 2) <= p["high_us"]
                 else "faster than predicted" if value < p["low_us"] else "slower than predicted")
         rows.append({"Variant": f"`{p['variant']}`", "Metric": METRICS[p["metric"]],
@@ -401,7 +402,7 @@ def render(namespace: str, description: str, environment: dict, tables: dict[str
     summary = tables["summary"]
     spans = tables["spans"]
     eager = spans[spans["mode"] == "eager"]
-    samples = eager.groupby(["op", "implementation"]).size()
+    samples = eager.groupby(["op", "subject"]).size()
     mine = IMPLEMENTATIONS.get(hand_written(summary), "hand-written")
     hands = [IMPLEMENTATIONS[i] for i in HAND_WRITTEN if i in set(summary["implementation"])]
     made = generated(namespace, tables, history, roofline, targets)

@@ -49,35 +49,47 @@ def _sm_clock(gpu_state: str) -> float | None:
     return float(match.group(1)) if match else None
 
 
+def subjects(results: dict) -> dict[tuple[str, str], dict]:
+    """Per (op, implementation): the subject as our tables name it (subjects.py), its variant (the kernel the
+    original names, else the implementation) and the shape it ran at."""
+    found = {}
+    for result in results["results"]:
+        for round_ in result["rounds"]:
+            for impl, block in round_["implementations"].items():
+                ours = IMPLEMENTATIONS[impl]
+                found.setdefault((result["op"], impl), {
+                    "subject": ours, "implementation": ours, "variant": block.get("variant_kernel") or ours,
+                    "shape": "x".join(map(str, result["dims"]))})
+    return found
+
+
 def spans(results: dict) -> pd.DataFrame:
-    rows = []
+    rows, named = [], subjects(results)
     for result in results["results"]:
         for round_ in result["rounds"]:
             sm = _sm_clock(round_.get("gpu_state", ""))
             for impl, block in round_["implementations"].items():
                 position = round_["order"].index(impl)
-                rows += [{"op": result["op"], "implementation": IMPLEMENTATIONS[impl], "mode": "eager",
+                rows += [{"op": result["op"], **named[result["op"], impl], "mode": "eager",
                           "round": round_["index"], "position": position, "iteration": i, "span_us": us,
                           "sm_clock_mhz": sm} for i, us in enumerate(block["samples_us"])]
     return pd.DataFrame(rows)
 
 
 def checks(results: dict) -> pd.DataFrame:
-    rows = []
+    rows, named = [], subjects(results)
     for result in results["results"]:
         for round_ in result["rounds"]:
             for impl, block in round_["implementations"].items():
                 c = block["correctness"]
-                rows.append({"op": result["op"], "implementation": IMPLEMENTATIONS[impl],
-                             "variant": block.get("variant_kernel") or IMPLEMENTATIONS[impl],
-                             "shape": "x".join(map(str, result["dims"])), "case": f"full (round {round_['index']})",
+                rows.append({"op": result["op"], **named[result["op"], impl], "case": f"full (round {round_['index']})",
                              "device": results["gpu"], "passed": bool(c["passed"]),
                              "max_abs_error": c.get("max_abs_error"), "checked_elements": c.get("checked_elements"),
                              "rtol": c.get("rtol"), "atol": c.get("atol")})
     return pd.DataFrame(rows)
 
 
-def kernels(profiles: dict) -> pd.DataFrame:
+def kernels(profiles: dict, named: dict[tuple[str, str], dict]) -> pd.DataFrame:
     rows = []
     for capture in profiles["captures"]:
         if capture["status"] != "complete":
@@ -86,7 +98,7 @@ def kernels(profiles: dict) -> pd.DataFrame:
         op, impl = capture["operation"], IMPLEMENTATIONS[capture["language"]]
         iterations = capture["requested_iterations"]
         per_iteration = capture["launches"] // iterations
-        rows += [{"op": op, "implementation": impl, "backend": capture["backend"],
+        rows += [{"op": op, **named[op, capture["language"]], "backend": capture["backend"],
                   "backend_version": profiles.get("timestamp_mode", ""), "capture": 0,
                   "iteration": launch // max(per_iteration, 1), "iterations": iterations,
                   "kernel": k["kernel_name"], "launch": launch, "range": range_name(op, impl),
@@ -105,7 +117,7 @@ def load(folder: str | Path) -> dict:
     """Every table the original evidence supports, plus its environment; the tables checked as plausible."""
     results, profiles = _read(Path(folder))
     try:
-        tables = {"spans": spans(results), "checks": checks(results), "kernels": kernels(profiles)}
+        tables = {"spans": spans(results), "checks": checks(results), "kernels": kernels(profiles, subjects(results))}
     except (KeyError, TypeError, ValueError, IndexError, AttributeError, ZeroDivisionError) as e:
         raise PipelineError(f"{folder}: the original evidence is not laid out as comparison-results.json and "
                             f"comparison-profiles.json are ({type(e).__name__}: {e})") from None

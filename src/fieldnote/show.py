@@ -5,7 +5,7 @@ from pathlib import Path
 import pandas as pd
 
 VIEWS = {
-    "checks": ["op", "implementation", "variant", "shape", "case", "device", "passed", "max_abs_error",
+    "checks": ["op", "subject", "implementation", "variant", "shape", "case", "device", "passed", "max_abs_error",
                "max_rel_error", "worst_tolerance_ratio"],
     "resources": ["op", "variant", "registers", "spill_stores_bytes", "spill_loads_bytes", "static_shared_bytes",
                   "barriers", "ptx_global_loads_32bit", "ptx_global_loads_128bit", "ptx_async_copies_32bit",

@@ -1,18 +1,15 @@
 """The size sweep: every implementation of an op at each shape a namespace lists, checked first, then captured in
 one profiled session per op, and set against the machine's roofline.
 
-A sweep point is a subject named `implementation@shape` (`cuda@65536x4096`) with its own shape and inputs drawn
-from the namespace's seed, so the capture stage runs it unchanged.
+A sweep point is a subject (subjects.py) named `implementation@shape` (`cuda@65536x4096`) with its own shape and
+inputs drawn from the namespace's seed, so the capture stage runs it unchanged.
 """
 from __future__ import annotations
 
 import pandas as pd
 
 from .ops import OPS
-
-
-def point_name(implementation: str, label: str) -> str:
-    return f"{implementation}@{label}"
+from .subjects import point_name
 
 
 def subjects(op: str, shapes: list[dict], implementations: dict[str, dict], seed: int) -> tuple[dict, list[dict]]:
@@ -23,7 +20,8 @@ def subjects(op: str, shapes: list[dict], implementations: dict[str, dict], seed
         for name, s in implementations.items():
             reason = spec.variant(s["variant"]).contract.supports(shape) if s["variant"] else None
             if reason:
-                skipped.append({"op": op, "implementation": name, "shape": spec.label(shape), "reason": reason})
+                skipped.append({"op": op, "implementation": s["implementation"], "variant": s["variant"] or name,
+                                "shape": spec.label(shape), "reason": reason})
                 continue
             points[point_name(name, spec.label(shape))] = {**s, "shape": shape, "seed": seed}
     return points, skipped
@@ -31,7 +29,7 @@ def subjects(op: str, shapes: list[dict], implementations: dict[str, dict], seed
 
 def passed(points: dict, checks: pd.DataFrame) -> dict:
     """The points whose every check passed: a kernel that fails its check is never timed."""
-    ok = checks.groupby("implementation")["passed"].all()
+    ok = checks.groupby("subject")["passed"].all()
     return {name: point for name, point in points.items() if ok.get(name, False)}
 
 
@@ -39,8 +37,7 @@ def failed_points(checks: pd.DataFrame) -> list[dict]:
     """The points that failed their check, each with its worst error, as the sweep table lists them."""
     rows = []
     for r in checks[~checks["passed"]].itertuples():
-        implementation, label = r.implementation.split("@")
-        rows.append({"op": r.op, "implementation": implementation, "shape": label,
+        rows.append({"op": r.op, "implementation": r.implementation, "variant": r.variant, "shape": r.shape,
                      "reason": f"failed the check: max abs error {r.max_abs_error:.3g}, "
                                f"max rel error {r.max_rel_error:.3g}"})
     return rows
@@ -50,15 +47,16 @@ def table(capture_summary: pd.DataFrame, roofline: dict) -> pd.DataFrame:
     """One row per (op, implementation, shape): kernel time per call (median over captures), launches, the
     op's least bytes and FLOPs at that shape, what they come to per second, and the fraction of the roof."""
     rows = []
-    for (op, point), group in capture_summary.groupby(["op", "implementation"], sort=False):
-        implementation, label = point.split("@")
+    for (op, _), group in capture_summary.groupby(["op", "subject"], sort=False):
+        implementation, variant, label = group[["implementation", "variant", "shape"]].iloc[0]
         shape = OPS[op].parse_label(label)
         nbytes, flops = OPS[op].work(shape)
         kernel_us = float(group["kernel_us_per_iteration"].median())
         gbs, tflops = nbytes / kernel_us / 1e3, flops / kernel_us / 1e6
         bound = "compute" if flops / nbytes > roofline["fp32_tflops"] * 1e3 / roofline["bandwidth_gbs"] else "memory"
         roof = tflops / roofline["fp32_tflops"] if bound == "compute" else gbs / roofline["bandwidth_gbs"]
-        rows.append({"op": op, "implementation": implementation, "shape": label, "kernel_us": kernel_us,
+        rows.append({"op": op, "implementation": implementation, "variant": variant, "shape": label,
+                     "kernel_us": kernel_us,
                      "launches": int(group["launches_per_iteration"].iloc[0]), "bytes": nbytes, "flops": flops,
                      "achieved_gbs": gbs, "achieved_tflops": tflops, "bound": bound, "fraction_of_roof": roof,
                      "fits_l2": nbytes <= roofline["l2_bytes"]})

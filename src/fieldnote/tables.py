@@ -32,14 +32,17 @@ def c(names: str, unit: str, meaning: str) -> Column:
 
 
 NS = c("namespace", "", "the namespace the row belongs to")
-SUBJECT = c("op implementation", "", "the op, and the implementation (or an attempt's variant, or `impl@shape` in the "
-                                     "sweep tables)")
+SUBJECT = c("op subject", "", "the op, and the subject as jobs, files and NVTX ranges name it (subjects.py): an "
+                              "implementation of the namespace, an attempt's variant, `impl@shape` in the sweep")
+WHAT = "the implementation (a peer, or a hand-written kernel's toolchain) and the variant it runs (a peer's own name)"
+DESCRIBED = c("implementation variant shape", "", WHAT + "; the shape it ran at (`1024x1024x1024` is m x n x k)")
+SUBJECTS = (SUBJECT, DESCRIBED)
 INTERVAL = c("kernel_low_us kernel_high_us", "µs", "the kernel time's noise: a percentile bootstrap of the median over "
                                                    "captures (95 %, 2000 resamples, fixed seed), widened to the "
                                                    "captures' range")
 CHECK_COLUMNS = (
-    NS, SUBJECT, c("variant", "", "the CUDA variant, or the implementation"),
-    c("shape case seed", "", "shape label (`1024x1024x1024` is m x n x k), case name, the inputs' seed"),
+    NS, SUBJECT, c("implementation variant", "", WHAT),
+    c("shape case seed", "", "the case's shape label (`1024x1024x1024` is m x n x k), its name, the inputs' seed"),
     c("device", "", "`cuda`, `cpu` or `triton-interpreter`"),
     c("passed", "bool", "every element finite and `abs(out - ref) <= atol + rtol * abs(ref)`"),
     c("max_abs_error", "", "max over elements of `abs(out - ref)`"),
@@ -50,10 +53,10 @@ CHECK_COLUMNS = (
     c("rtol atol", "", "the tolerance applied"),
 )
 KERNEL_COLUMNS = (
-    NS, SUBJECT, c("backend backend_version", "", "the profiler (nsys, cupti, ncu) and its version"),
+    NS, *SUBJECTS, c("backend backend_version", "", "the profiler (nsys, cupti, ncu) and its version"),
     c("capture iteration iterations", "", "repeat index; call index within it; calls per capture"),
     c("kernel", "", "demangled name"), c("launch", "", "order in the session"),
-    c("range", "", "its NVTX range (`op:implementation`, `:cold` for a call after an L2 flush, `op:ceiling-<config>` "
+    c("range", "", "its NVTX range (`op:subject`, `:cold` for a call after an L2 flush, `op:ceiling-<config>` "
                    "for the memory ceiling's copy)"),
     c("cache", "", "`warm` or `cold` (where the namespace captures both)"),
     c("start_ns duration_us", "ns, µs", "start on the GPU's clock; duration"),
@@ -69,7 +72,7 @@ REGISTRY = (
         c("generated_sha256 generated_kernels", "", "for torch.compile: the SHA-256 of the source Inductor "
                                                     "generated at the namespace's shape, and its Triton kernels"),),
           imported=True),
-    Table("sweep_checks", "case of the gate at a sweep point (implementation `impl@shape`)", CHECK_COLUMNS),
+    Table("sweep_checks", "case of the gate at a sweep point (subject `impl@shape`)", CHECK_COLUMNS),
     Table("resources", "CUDA variant of the namespace (ptxas `-v`, `cuobjdump --dump-resource-usage`)", (
         NS, c("op variant entry arch design", "", "the kernel and its design in words"),
         c("registers cuobjdump_registers", "per thread", "ptxas's and cuobjdump's count (must agree)"),
@@ -94,21 +97,21 @@ REGISTRY = (
     )),
     Table("inputs", "op input", (c("op shape seed input sha256", "", "each input array and its SHA-256"),)),
     Table("spans", "timed call", (
-        NS, SUBJECT, c("mode", "", "`eager`: one event pair around one call; `graph`: one replay of `iterations` "
+        NS, *SUBJECTS, c("mode", "", "`eager`: one event pair around one call; `graph`: one replay of `iterations` "
                                    "captured calls divided by `iterations`"),
         c("round position iteration", "", "round; place in that round's order; call (or replay) index"),
         c("span_us", "µs", "CUDA-event time around the call"), c("sm_clock_mhz", "MHz", "NVML, after the block"),
         c("verified", "bool", "the call's output was checked against its input set's reference (verified.py)"),
     ), imported=True),
-    Table("gpu_state", "op, round and implementation block of the timing stage", (
-        NS, SUBJECT, c("round position", "", "as in spans"),
+    Table("gpu_state", "op, round and subject block of the timing stage", (
+        NS, *SUBJECTS, c("round position", "", "as in spans"),
         c("sm_clock_mhz memory_clock_mhz temperature_c power_w utilization_gpu_pct", "MHz, °C, W, %", "NVML"),
         c("throttle_reasons throttle_names", "", "NVML's bitmask and its names"),
     )),
     Table("kernels", "captured kernel", KERNEL_COLUMNS, imported=True),
-    Table("sweep_kernels", "captured kernel of a sweep point (implementation `impl@shape`)", KERNEL_COLUMNS),
-    Table("capture_summary", "op, implementation, backend, capture (and cache)", (
-        NS, SUBJECT, c("backend capture cache iterations", "", "as in kernels"),
+    Table("sweep_kernels", "captured kernel of a sweep point (subject `impl@shape`)", KERNEL_COLUMNS),
+    Table("capture_summary", "op, subject, backend, capture (and cache)", (
+        NS, *SUBJECTS, c("backend capture cache iterations", "", "as in kernels"),
         c("launches launches_per_iteration", "count", "kernels in the range; per iteration, a whole number or the "
                                                       "stage fails"),
         c("kernel_us_per_iteration", "µs", "sum of kernel durations / iterations, gaps excluded"),
@@ -118,7 +121,8 @@ REGISTRY = (
           "further than the margin outside it (labelled, kept, inside the median)"),
     )),
     Table("summary", "op and implementation of the namespace", (
-        NS, SUBJECT, c("kernel_us", "µs", "median over the captures of the first backend of nsys, cupti (warm)"),
+        NS, c("op implementation variant shape", "", "the op; " + WHAT + "; the op's shape"),
+        c("kernel_us", "µs", "median over the captures of the first backend of nsys, cupti (warm)"),
         INTERVAL, c("kernel_cold_us kernel_cold_low_us kernel_cold_high_us", "µs",
                     "the same with L2 flushed before each call, where the namespace captures cold"),
         c("span_mean_us span_median_us", "µs", "eager spans"),
@@ -131,7 +135,7 @@ REGISTRY = (
                                                             "value / compared"),
     ), derived=True),
     Table("sweep", "op, implementation and shape of the sweep", (
-        c("op implementation shape", "", "the subject and the point"),
+        c("op implementation variant shape", "", "the op; " + WHAT + "; the point"),
         c("kernel_us launches", "µs, count", "as in summary"),
         c("bytes flops", "bytes, FLOP", "the least any implementation must move and compute"),
         c("achieved_gbs achieved_tflops", "GB/s, TFLOP/s", "bytes and FLOPs over kernel_us"),
@@ -139,10 +143,10 @@ REGISTRY = (
                                                 "roofline's ridge; the achieved fraction of that roof; whether the "
                                                 "bytes fit L2"),
         c("reason", "", "why a point was left out (a launch contract, a failed check); such rows carry only op, "
-                        "implementation, shape and reason"),
+                        "implementation, variant, shape and reason"),
     ), derived=True),
     Table("counters", "ncu: kernel launch and metric", (
-        NS, SUBJECT, c("backend backend_version kernel launch", "", "as in kernels"),
+        NS, *SUBJECTS, c("backend backend_version kernel launch", "", "as in kernels"),
         c("metric name value unit", "", "ncu's metric name, its short name, the value in ncu's base unit"),
     )),
     Table("sanitizer", "variant, tool and shape (compute-sanitizer in the gate)", (

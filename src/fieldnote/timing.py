@@ -71,14 +71,14 @@ def spans(calls: dict[str, Callable[[], object]], rounds: int, iterations: int, 
                     fn()
             with phase(WARMUP):
                 clock.sync()
-            block = [{"implementation": impl, "mode": "eager", "round": r, "position": position, "iteration": i,
+            block = [{"subject": impl, "mode": "eager", "round": r, "position": position, "iteration": i,
                       "span_us": timed(fn, clock, r * iterations + i), "verified": verifies(fn)}
                      for i in range(iterations)]
             reading = state()
             for row in block:
                 row["sm_clock_mhz"] = reading.get("sm_clock_mhz")
             samples += block
-            states.append({"implementation": impl, "round": r, "position": position, **reading})
+            states.append({"subject": impl, "round": r, "position": position, **reading})
     return samples, states
 
 
@@ -121,7 +121,7 @@ def graph_spans(calls: dict[str, Callable[[], object]], rounds: int, iterations:
         for position, impl in enumerate(rotation(list(calls), r)):
             graphs[impl].replay()  # warm replay, untimed
             clock.sync()
-            block = [{"implementation": impl, "mode": "graph", "round": r, "position": position, "iteration": i,
+            block = [{"subject": impl, "mode": "graph", "round": r, "position": position, "iteration": i,
                       "span_us": replayed(graphs[impl], calls[impl], clock, r * replays + i) / iterations,
                       "verified": verifies(calls[impl])} for i in range(replays)]
             sm = state().get("sm_clock_mhz")

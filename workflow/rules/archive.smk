@@ -35,6 +35,9 @@ for _ns, _archive in ARCHIVES.items():
             template=[f"work/{_ns}/replay/note.template.md"] if _archive.has("note.template.md") else [],
         log:
             f"work/logs/replay_unpack/{_ns}.log",
+        params:
+            # the namespaces its history tables come from, to read evidence archived before subjects
+            layouts=history_layouts(_ns),
         script:
             "../scripts/replay_unpack.py"
 

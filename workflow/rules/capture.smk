@@ -29,23 +29,24 @@ rule capture:
 
 rule capture_counters:
     input:
-        unpack(lambda w: gpu_workload_inputs(w, [w.impl])),
+        unpack(lambda w: gpu_workload_inputs(w, [w.subject])),
         code=lambda w: code_of("capture", w.op),
     output:
-        "work/{ns}/capture/{backend}/{op}/{impl}.parquet",
+        "work/{ns}/capture/{backend}/{op}/{subject}.parquet",
     log:
-        log_of("capture_counters", "ns", "backend", "op", "impl"),
+        log_of("capture_counters", "ns", "backend", "op", "subject"),
     benchmark:
-        benchmark_of("capture_counters", "ns", "backend", "op", "impl")
+        benchmark_of("capture_counters", "ns", "backend", "op", "subject")
     wildcard_constraints:
         backend="ncu",
+        subject="|".join(MEASURED),  # an implementation the namespace lists under capture.ncu
     resources:
         gpu_share=GPU_SLOTS,  # the whole GPU: nothing else runs during a measurement
     params:
         archived=archived_of,  # refused in the job itself when the namespace is archived
         op=lambda w: ns_of(w).op_params(w.op),
         capture=lambda w: ns_of(w).capture,
-        subjects=lambda w: subjects_of(ns_of(w), w.op, [w.impl]),
+        subjects=lambda w: subjects_of(ns_of(w), w.op, [w.subject]),
     script:
         "../scripts/capture.py"
 
@@ -68,7 +69,7 @@ rule counters:
     input:
         code=code_of("collect_reports"),
         reports=lambda w: expand(
-            "work/{ns}/capture/ncu/{op}/{impl}.parquet", ns=w.ns, op=ns_of(w).ops, impl=ns_of(w).capture["ncu"]
+            "work/{ns}/capture/ncu/{op}/{subject}.parquet", ns=w.ns, op=ns_of(w).ops, subject=ns_of(w).capture["ncu"]
         ),
     output:
         "work/{ns}/counters.parquet",

@@ -5,11 +5,11 @@ rule check_cpu:
     input:
         unpack(check_inputs),
     output:
-        "work/{ns}/check/cpu/{op}/{impl}.parquet",
+        "work/{ns}/check/cpu/{op}/{subject}.parquet",
     log:
-        log_of("check_cpu", "ns", "op", "impl"),
+        log_of("check_cpu", "ns", "op", "subject"),
     wildcard_constraints:
-        impl="|".join(CHECKED_ON_CPU),
+        subject="|".join(CHECKED_ON_CPU),
     priority: 10
     params:
         op=lambda w: ns_of(w).op_params(w.op),
@@ -42,19 +42,19 @@ rule check_gpu:
         # checks of everything else; its record of the GPU reaches the bundle through the environment instead
         gpu=ancient("work/{ns}/gpu.json"),
     output:
-        "work/{ns}/check/gpu/{op}/{impl}.parquet",
+        "work/{ns}/check/gpu/{op}/{subject}.parquet",
     log:
-        log_of("check_gpu", "ns", "op", "impl"),
+        log_of("check_gpu", "ns", "op", "subject"),
     benchmark:
-        benchmark_of("check_gpu", "ns", "op", "impl")
+        benchmark_of("check_gpu", "ns", "op", "subject")
     wildcard_constraints:
-        impl="[A-Za-z0-9_]+",  # an implementation, or the variant of an attempt
-    priority: lambda w: PRIORITY_COMPILED_CHECK if w.impl == "compiled" else PRIORITY_CHECK
+        subject="[A-Za-z0-9_]+",  # an implementation, or the variant of an attempt (subjects.py)
+    priority: lambda w: PRIORITY_COMPILED_CHECK if w.subject == "compiled" else PRIORITY_CHECK
     resources:
         # one slot: checks may share the GPU with each other, never with a measurement. The compiled check is
         # also where torch.compile autotunes (max-autotune benchmarks its candidate kernels, and the inductor
         # cache keeps the choice for the timing and the captures): it has the GPU to itself, as a measurement.
-        gpu_share=lambda w: GPU_SLOTS if w.impl == "compiled" else 1,
+        gpu_share=lambda w: GPU_SLOTS if w.subject == "compiled" else 1,
     params:
         archived=archived_of,  # refused in the job itself when the namespace is archived
         op=lambda w: ns_of(w).op_params(w.op),

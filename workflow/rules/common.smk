@@ -58,7 +58,6 @@ wildcard_constraints:
     # the namespaces there are (rule unknown_namespace answers any other name), none whose archive is broken
     ns="|".join(map(re.escape, NAMESPACES)) or "(?!)",
     op="|".join(OPS),
-    impl="|".join(MEASURED),
     arch="sm_[0-9]+a?",
     variant="[A-Za-z0-9_]+",
 
@@ -208,6 +207,12 @@ def history_files(ns):
     return names
 
 
+def history_layouts(ns):
+    """The variants and shapes of each namespace whose tables this one's history holds (subjects.migrate)."""
+    others = sorted({name.removeprefix("history/").split(".")[0] for name in history_files(ns)})
+    return {o: {"variants": NAMESPACES[o].variants, "shapes": NAMESPACES[o].shapes} for o in others if o in NAMESPACES}
+
+
 # bundle.smk
 
 
@@ -251,10 +256,10 @@ def family_headers(wildcards):
 
 def subject_of(wildcards):
     """The implementation, variant and cubin behind a checked name (an implementation, or an attempt's variant)."""
-    subjects = subjects_of(ns_of(wildcards), wildcards.op, [wildcards.impl])
-    if wildcards.impl not in subjects:
-        raise ValueError(f"{wildcards.impl} is not measured for {wildcards.op} in namespace {wildcards.ns}")
-    return subjects[wildcards.impl]
+    subjects = subjects_of(ns_of(wildcards), wildcards.op, [wildcards.subject])
+    if wildcards.subject not in subjects:
+        raise ValueError(f"{wildcards.subject} is not measured for {wildcards.op} in namespace {wildcards.ns}")
+    return subjects[wildcards.subject]
 
 
 def check_inputs(wildcards):
@@ -276,14 +281,14 @@ def cpu_stages(wildcards):
     return (
         [input_files(ns, op)["hashes"] for op in ns.ops]
         + expand("work/{ns}/{table}.parquet", ns=ns.name, table=built_tables(ns.name))
-        + expand("work/{ns}/check/cpu/{op}/{impl}.parquet", ns=ns.name, op=ns.ops, impl=cpu)
+        + expand("work/{ns}/check/cpu/{op}/{subject}.parquet", ns=ns.name, op=ns.ops, subject=cpu)
     )
 
 
 def all_checks(wildcards):
     ns = ns_of(wildcards)
     cpu = [i for i in ns.implementations if i in CHECKED_ON_CPU]
-    return expand("work/{ns}/check/cpu/{op}/{impl}.parquet", ns=ns.name, op=ns.ops, impl=cpu) + [
+    return expand("work/{ns}/check/cpu/{op}/{subject}.parquet", ns=ns.name, op=ns.ops, subject=cpu) + [
         f"work/{ns.name}/check/gpu/{op}/{name}.parquet" for op in ns.ops for name in ns.subjects(op)
     ]
 

@@ -12,7 +12,6 @@ rule summary:
     log:
         log_of("summary", "ns"),
     params:
-        implementations=lambda w: list(ns_of(w).implementations),
         attempts=None,
     script:
         "../scripts/summary.py"
@@ -24,7 +23,6 @@ use rule summary as attempts with:
     log:
         log_of("attempts", "ns"),
     params:
-        implementations=None,
         attempts=lambda w: list(ns_of(w).attempts),
 
 

@@ -9,6 +9,7 @@ from fieldnote.io import write_table
 from fieldnote.progress import log as progress
 from fieldnote.progress import step
 from fieldnote.script import entry
+from fieldnote.subjects import attributes, describe
 
 
 def raw_copy(w, name: str) -> Path | None:
@@ -43,7 +44,7 @@ def main(snakemake):
     table.insert(0, "backend_version", backend.version())
     table.insert(0, "backend", w.backend)
     table.insert(0, "op", w.op)
-    write_table(snakemake.output[0], table)
+    write_table(snakemake.output[0], describe(table, attributes(w.op, p.subjects, p.op["shape"])))
 
 
 main(snakemake)  # noqa: F821

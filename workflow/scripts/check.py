@@ -11,7 +11,7 @@ def main(snakemake):
     device, impl = params.device, params.subject["implementation"]
     if device == "cuda":
         from fieldnote import gpu
-        gpu.require(f"check_gpu ({w.op}, {w.impl})", f"results/{w.ns}")
+        gpu.require(f"check_gpu ({w.op}, {w.subject})", f"results/{w.ns}")
     elif impl == "triton":
         os.environ["TRITON_INTERPRET"] = "1"  # read when the kernel module is imported, so set it first
 
@@ -22,14 +22,15 @@ def main(snakemake):
     from fieldnote.implementations import runner
     from fieldnote.io import write_table
     from fieldnote.ops import OPS
+    from fieldnote.subjects import attributes, describe
 
     op = params.op
     variant = OPS[w.op].variant(params.subject["variant"]) if params.subject["variant"] else None
     run = runner(w.op, impl, variant, Path(snakemake.input.cubin) if variant else None)
     interpreted = device == "cpu" and impl == "triton"  # the interpreter is too slow for the full shapes
     cases = check.cases(w.op, op["shape"], op["seed"], inputs.read(snakemake.input.npz), small_only=interpreted)
-    table = check.run_checks(run, w.op, w.impl, device, cases, op["tolerance"])
-    table.insert(2, "variant", variant.name if variant else impl)
+    table = check.run_checks(run, w.op, w.subject, device, cases, op["tolerance"])
+    table = describe(table, attributes(w.op, {w.subject: params.subject}, op["shape"]))
     if interpreted:
         table["device"] = "triton-interpreter"
     failed = check.failures(table)

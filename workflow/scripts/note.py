@@ -41,7 +41,7 @@ def main(snakemake):
     views = history(snakemake)
     try:
         made = note.generated(snakemake.wildcards.ns, tables, views, roofline, p.targets,
-                              tuple((p.config or {}).get("predictions") or ()), (p.config or {}).get("variants"))
+                              tuple((p.config or {}).get("predictions") or ()))
         if p.template:
             past = {Path(name).name.removesuffix(".parquet"): pd.read_parquet(path)
                     for name, path in zip(p.history, i.history, strict=True)}

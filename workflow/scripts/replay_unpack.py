@@ -6,8 +6,16 @@ import pandas as pd
 from fieldnote.archive import Archive
 from fieldnote.errors import PipelineError
 from fieldnote.evidence import check_plausible
-from fieldnote.io import write_bytes
+from fieldnote.io import write_bytes, write_table
 from fieldnote.script import entry
+from fieldnote.subjects import migrate
+
+
+def readable(archive: Archive, name: str, data: bytes) -> pd.DataFrame:
+    try:
+        return pd.read_parquet(io.BytesIO(data))
+    except Exception as e:  # pyarrow raises several types for a damaged file
+        raise PipelineError(f"archive {archive.path}: {name} is not a readable table ({e})") from None
 
 
 @entry
@@ -19,15 +27,23 @@ def main(snakemake):
     files[snakemake.output.environment] = "evidence/environment.json"
     files.update({path: "note.template.md" for path in snakemake.output.template})
     contents = {path: archive.bundle_file(name) for path, name in files.items()}
+    own = archive.resolved()
+    layouts = {**snakemake.params.layouts, own["name"]: {"variants": own["variants"], "shapes": own["shapes"]}}
+    migrated = {}
     for path, name in files.items():  # every table plausible before any is written
         if name.endswith(".parquet"):
-            try:
-                frame = pd.read_parquet(io.BytesIO(contents[path]))
-            except Exception as e:  # pyarrow raises several types for a damaged file
-                raise PipelineError(f"archive {archive.path}: {name} is not a readable table ({e})") from None
+            frame = readable(archive, name, contents[path])
             check_plausible(f"archive {archive.path}: {name}", frame)
+            # evidence archived before subjects (subjects.py) is read into today's layout; the rest as it is
+            layout = layouts.get(Path(name).name.split(".")[0] if "/history/" in name else own["name"], {})
+            new = migrate(frame, layout.get("variants", {}), layout.get("shapes", {}))
+            if new is not frame:
+                migrated[path] = new
     for path, data in contents.items():
-        write_bytes(path, data)
+        if path in migrated:
+            write_table(path, migrated[path])
+        else:
+            write_bytes(path, data)
 
 
 main(snakemake)  # noqa: F821

@@ -1,9 +1,11 @@
-"""The summary table, per op and implementation; with `attempts`, the attempts table from the same values."""
+"""The summary table, per op and implementation of the namespace; with `attempts`, the attempts table from the same
+values (every subject's)."""
 import pandas as pd
 
 from fieldnote.io import write_table
 from fieldnote.measurements import attempts, summary
 from fieldnote.script import entry
+from fieldnote.subjects import adopted
 
 
 @entry
@@ -12,7 +14,7 @@ def main(snakemake):
     table = summary(pd.read_parquet(i.capture_summary), pd.read_parquet(i.spans), pd.read_parquet(i.kernels))
     table.insert(0, "namespace", snakemake.wildcards.ns)
     if p.attempts is None:
-        write_table(snakemake.output[0], table[table["implementation"].isin(p.implementations)])
+        write_table(snakemake.output[0], adopted(table).drop(columns="subject"))
     else:
         write_table(snakemake.output[0], attempts(table, p.attempts))
 

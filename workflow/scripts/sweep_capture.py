@@ -6,6 +6,7 @@ from fieldnote import gpu
 from fieldnote.io import write_table
 from fieldnote.progress import step
 from fieldnote.script import entry
+from fieldnote.subjects import attributes, describe
 
 
 @entry
@@ -27,7 +28,7 @@ def main(snakemake):
     table.insert(0, "backend_version", backend.version())
     table.insert(0, "backend", p.backend)
     table.insert(0, "op", w.op)
-    write_table(snakemake.output[0], table)
+    write_table(snakemake.output[0], describe(table, attributes(w.op, points)))
 
 
 main(snakemake)  # noqa: F821

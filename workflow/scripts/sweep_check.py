@@ -17,6 +17,7 @@ def main(snakemake):
     from fieldnote.implementations import runner
     from fieldnote.io import write_table
     from fieldnote.ops import OPS
+    from fieldnote.subjects import attributes, describe
 
     spec, tables, cases = OPS[w.op], [], {}
     for number, (name, s) in enumerate(p.points.items(), 1):
@@ -31,7 +32,7 @@ def main(snakemake):
         failed = check.failures(tables[-1])
         if failed:
             print(f"fieldnote: {failed} (recorded; this point is not captured)", flush=True)
-    write_table(snakemake.output[0], pd.concat(tables, ignore_index=True))
+    write_table(snakemake.output[0], describe(pd.concat(tables, ignore_index=True), attributes(w.op, p.points)))
 
 
 main(snakemake)  # noqa: F821

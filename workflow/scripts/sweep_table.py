@@ -13,7 +13,7 @@ def main(snakemake):
     p = snakemake.params
     rows = table(summarize(pd.read_parquet(snakemake.input.kernels)), p.roofline)
     failed = failed_points(pd.read_parquet(snakemake.input.checks))
-    skipped = pd.DataFrame(p.skipped + failed, columns=["op", "implementation", "shape", "reason"])
+    skipped = pd.DataFrame(p.skipped + failed, columns=["op", "implementation", "variant", "shape", "reason"])
     write_table(snakemake.output[0], pd.concat([rows.assign(reason=None), skipped], ignore_index=True))
 
 

@@ -5,6 +5,7 @@ import pandas as pd
 from fieldnote import gpu
 from fieldnote.io import write_table
 from fieldnote.script import entry
+from fieldnote.subjects import attributes, describe
 
 
 @entry
@@ -26,12 +27,12 @@ def main(snakemake):
     eager, states = timing.spans(calls, t["rounds"], t["iterations"], t["warmup"], timing.EventClock(), state)
     graph = timing.graph_spans(calls, t["rounds"], t["iterations"], t["warmup"], t["graph_replays"], state)
     verified.checksum(calls)
-    spans = pd.DataFrame(eager + graph)
+    described = attributes(w.op, p.subjects, p.op["shape"])
+    spans, states = pd.DataFrame(eager + graph), pd.DataFrame(states)
     spans.insert(0, "op", w.op)
-    states = pd.DataFrame(states)
     states.insert(0, "op", w.op)
-    write_table(snakemake.output.state, states)
-    write_table(snakemake.output.spans, spans)
+    write_table(snakemake.output.state, describe(states, described))
+    write_table(snakemake.output.spans, describe(spans, described))
 
 
 main(snakemake)  # noqa: F821

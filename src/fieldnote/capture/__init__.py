@@ -12,10 +12,10 @@ from dataclasses import asdict, dataclass
 from ..errors import PipelineError
 
 
-def range_name(op: str, implementation: str, cache: str = "warm") -> str:
-    """The NVTX range around each call: `op:implementation`, and `op:implementation:cold` for a call made with L2
-    flushed before it. No slash: Nsight Compute's NVTX filter reads `a/b/` as range b nested in range a."""
-    return f"{op}:{implementation}" if cache == "warm" else f"{op}:{implementation}:{cache}"
+def range_name(op: str, subject: str, cache: str = "warm") -> str:
+    """The NVTX range around each call: `op:subject`, and `op:subject:cold` for a call made with L2 flushed
+    before it. No slash: Nsight Compute's NVTX filter reads `a/b/` as range b nested in range a."""
+    return f"{op}:{subject}" if cache == "warm" else f"{op}:{subject}:{cache}"
 
 
 @dataclass(frozen=True)
@@ -43,8 +43,8 @@ class Job:
         return f"{self.namespace + ': ' if self.namespace else ''}{self.op} / {name} at {label}"
 
     @property
-    def implementations(self) -> tuple[str, ...]:
-        """The measured names, as the tables' `implementation` column carries them."""
+    def subjects_named(self) -> tuple[str, ...]:
+        """The measured names, as the tables' `subject` column carries them."""
         return tuple(self.subjects)
 
     def range_of(self, implementation: str, cache: str = "warm") -> str:
@@ -59,12 +59,12 @@ class Job:
 
 
 def label(kernels, job: Job):
-    """Name each kernel's implementation and capture from its range: the k-th occurrence of a range is
+    """Name each kernel's subject and capture from its range: the k-th occurrence of a range is
     iteration k mod `iterations` of capture k div `iterations`. Kernels outside every range keep nulls."""
-    by_range = {job.range_of(impl, cache): (impl, cache) for impl in job.implementations for cache in job.caches}
+    by_range = {job.range_of(name, cache): (name, cache) for name in job.subjects_named for cache in job.caches}
     occurrence = kernels["iteration"]
     found = kernels["range"].map(by_range)
-    kernels = kernels.assign(implementation=found.map(lambda v: v[0] if isinstance(v, tuple) else None),
+    kernels = kernels.assign(subject=found.map(lambda v: v[0] if isinstance(v, tuple) else None),
                              capture=occurrence // job.iterations, iteration=occurrence % job.iterations,
                              iterations=job.iterations)
     if job.caches != ("warm",):  # a warm-only capture keeps the tables as they were

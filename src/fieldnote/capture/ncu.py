@@ -68,11 +68,11 @@ def capture(job: Job, workdir: Path, keep: Path | None = None) -> pd.DataFrame:
         raise PipelineError("capture backend ncu: `ncu` is not on PATH")
     report = workdir / "counters.ncu-rep"
     command = ["ncu", "--clock-control", "none", "--cache-control", "none", "--profile-from-start", "off",
-               "--nvtx", "--nvtx-include", f"{job.range_of(job.implementations[0])}/", "--launch-count", str(LAUNCHES),
+               "--nvtx", "--nvtx-include", f"{job.range_of(job.subjects_named[0])}/", "--launch-count", str(LAUNCHES),
                "--metrics", ",".join(METRICS), "--export", str(report), "--force-overwrite",
                *workload_command(job, workdir / "job.json", "range")]
-    run(command, f"ncu capture of {job.range_of(job.implementations[0])}", expect=report)
+    run(command, f"ncu capture of {job.range_of(job.subjects_named[0])}", expect=report)
     if keep is not None:
         shutil.copy(report, keep.with_suffix(".ncu-rep"))
     text = run(["ncu", "--import", str(report), "--csv", "--page", "raw", "--print-units", "base"], "ncu import")
-    return parse_csv(text).assign(implementation=job.implementations[0])
+    return parse_csv(text).assign(subject=job.subjects_named[0])

@@ -6,6 +6,7 @@ import sqlite3
 import subprocess
 from pathlib import Path
 
+import numpy as np
 import pandas as pd
 
 from ..errors import PipelineError
@@ -41,21 +42,37 @@ def version() -> str:
     return out.split()[-1] if out else "unknown"
 
 
-def _range_of(kernel, ranges: pd.DataFrame) -> tuple[str | None, int | None]:
-    """The NVTX range (name, index among ranges of that name) enclosing the kernel's launch call.
+def _enclosing(kernels: pd.DataFrame, ranges: pd.DataFrame) -> np.ndarray:
+    """Per kernel, the position in `ranges` (ordered by start) of the NVTX range enclosing its launch call, or -1.
 
-    Where the launch call was not traced, the kernel's own start places it: the workload synchronizes after
-    every iteration, so iteration i's kernels run before range i + 1 opens.
+    The innermost range open on the launching thread at the call: one sweep over each thread's range openings,
+    calls and closings in time order (a range opened at the call's instant encloses it, as does one closed at
+    it). Where the launch call was not traced, the kernel's own start places it: the last range to open before
+    the kernel started (the workload synchronizes after every iteration, so iteration i's kernels run before
+    range i + 1 opens).
     """
-    if pd.isna(kernel.api_start):
-        inside = ranges[(ranges.start <= kernel.start) & (ranges.next_start > kernel.start)]
-    else:
-        inside = ranges[(ranges.tid == kernel.tid) & (ranges.start <= kernel.api_start)
-                        & (ranges.end >= kernel.api_start)]
-    if inside.empty:
-        return None, None
-    innermost = inside.iloc[-1]
-    return innermost["name"], int(innermost["index"])
+    found = np.full(len(kernels), -1)
+    traced = kernels["api_start"].notna().to_numpy()
+    if (~traced).any():
+        at = np.searchsorted(ranges["start"].to_numpy(), kernels["start"].to_numpy()[~traced], side="right") - 1
+        found[~traced] = at
+    events = pd.concat([
+        pd.DataFrame({"tid": ranges["tid"], "t": ranges["start"], "kind": 0, "item": np.arange(len(ranges))}),
+        pd.DataFrame({"tid": kernels["tid"], "t": kernels["api_start"], "kind": 1,
+                      "item": np.arange(len(kernels))})[traced],
+        pd.DataFrame({"tid": ranges["tid"], "t": ranges["end"], "kind": 2, "item": np.arange(len(ranges))}),
+    ]).sort_values(["tid", "t", "kind"], kind="stable")
+    open_, tid = [], None
+    for thread, kind, item in zip(events["tid"], events["kind"], events["item"], strict=True):
+        if thread != tid:
+            open_, tid = [], thread
+        if kind == 0:
+            open_.append(item)
+        elif kind == 2:
+            open_.remove(item)  # the last one opened, unless the ranges did not nest
+        else:
+            found[item] = open_[-1] if open_ else -1
+    return found
 
 
 def parse_sqlite(path: str | Path) -> pd.DataFrame:
@@ -67,11 +84,14 @@ def parse_sqlite(path: str | Path) -> pd.DataFrame:
         except pd.errors.DatabaseError as e:
             raise PipelineError(f"{path}: not an nsys SQLite export with kernels ({e})") from None
     ranges["index"] = ranges.groupby("name").cumcount()
-    ranges["next_start"] = ranges.groupby("name")["start"].shift(-1).fillna(float("inf"))
-    placed = [_range_of(k, ranges) for k in kernels.itertuples()]
+    at = _enclosing(kernels, ranges)
+    inside = at >= 0
+    names = np.where(inside, ranges["name"].to_numpy(dtype=object)[np.maximum(at, 0)], None)
+    index = pd.array(np.where(inside, ranges["index"].to_numpy()[np.maximum(at, 0)], 0), dtype="Int64")
+    index[~inside] = pd.NA
     return pd.DataFrame({
         "kernel": kernels["kernel"], "launch": range(len(kernels)),
-        "range": [p[0] for p in placed], "iteration": pd.array([p[1] for p in placed], dtype="Int64"),
+        "range": list(names), "iteration": index,
         "start_ns": kernels["start"], "duration_us": (kernels["end"] - kernels["start"]) / 1e3,
         "grid": kernels[["gridX", "gridY", "gridZ"]].astype(str).agg(",".join, axis=1),
         "block": kernels[["blockX", "blockY", "blockZ"]].astype(str).agg(",".join, axis=1),

@@ -27,7 +27,7 @@ def iterate(calls: dict, job: Job, annotate, ceilings: dict | None = None) -> No
     flush = L2Flush() if "cold" in job.caches else None
     for repeat in range(job.repeats):
         for cache in job.caches:  # warm and cold side by side, in one session
-            timed = [(job.range_of(impl, cache), calls[impl]) for impl in rotation(list(job.implementations), repeat)]
+            timed = [(job.range_of(impl, cache), calls[impl]) for impl in rotation(list(job.subjects_named), repeat)]
             # the ceiling's copies after the op's subjects, in the same state of the cache
             timed += [(ceiling.range_of(job.op, config, cache), copy) for config, copy in (ceilings or {}).items()]
             for name, call in timed:

@@ -1,18 +1,19 @@
-"""Per (op, implementation, backend): kernel time per iteration and launches per iteration, validated."""
+"""Per (op, subject, backend): kernel time per iteration and launches per iteration, validated."""
 from __future__ import annotations
 
 import pandas as pd
 
 from ..errors import PipelineError
+from ..subjects import COLUMNS
 from . import range_name
 
 
 def in_ranges(kernels: pd.DataFrame) -> pd.DataFrame:
-    """The kernels launched inside their own (op, implementation) NVTX range; anything else on the GPU during
-    the capture is not that implementation's work."""
+    """The kernels launched inside their own (op, subject) NVTX range; anything else on the GPU during the
+    capture is not that subject's work."""
     caches = kernels["cache"] if "cache" in kernels else pd.Series("warm", index=kernels.index)
     names = [range_name(op, impl, cache)
-             for op, impl, cache in zip(kernels["op"], kernels["implementation"], caches, strict=True)]
+             for op, impl, cache in zip(kernels["op"], kernels["subject"], caches, strict=True)]
     return kernels[kernels["range"] == pd.Series(names, index=kernels.index)]
 
 
@@ -27,11 +28,12 @@ def per_iteration(kernels: pd.DataFrame, iterations: int, what: str) -> dict:
 
 
 def summarize(kernels: pd.DataFrame) -> pd.DataFrame:
-    """One row per (op, implementation, backend, capture) from a kernels table that carries `iterations`;
-    only kernels inside their own range count."""
+    """One row per (op, subject, backend, capture) from a kernels table that carries `iterations`; only kernels
+    inside their own range count."""
     rows = []
-    keys = ["op", "implementation", "backend", *(["cache"] if "cache" in kernels else []), "capture"]
-    for key, group in in_ranges(kernels.dropna(subset=["implementation"])).groupby(keys, sort=False):
+    keys = ["op", *[c for c in COLUMNS if c in kernels], "backend", *(["cache"] if "cache" in kernels else []),
+            "capture"]
+    for key, group in in_ranges(kernels.dropna(subset=["subject"])).groupby(keys, sort=False, dropna=False):
         what = "capture " + "/".join(map(str, key))
         rows.append({**dict(zip(keys, key, strict=True)),
                      **per_iteration(group, int(group["iterations"].iloc[0]), what)})
