@@ -155,7 +155,7 @@ def test_capture_backends_see_every_launch_of_one_session(tmp_path, backend):
                 "cuda": {"implementation": "cuda", "variant": "gelu_bias_tanh", "cubin": str(cubin)}}
     job = capture.Job("gelu", subjects, str(npz), shape, iterations=20, warmup=3, repeats=2)
     kernels = module.capture(job, tmp_path).assign(op="gelu", backend=backend)
-    summary = summarize(kernels).set_index(["implementation", "capture"])
+    summary = summarize(kernels).set_index(["subject", "capture"])
     assert summary.loc[("torch", 0), "launches_per_iteration"] == 2  # the add, then the GELU
     assert summary.loc[("cuda", 1), "launches_per_iteration"] == 1
     assert (summary["kernel_us_per_iteration"] > 0).all()
@@ -193,6 +193,7 @@ def test_a_sweep_session_captures_every_point_under_its_own_name(tmp_path):
     """Points named implementation@shape, each with inputs drawn at its shape, in one nsys session."""
     from fieldnote import capture
     from fieldnote.capture.summary import summarize
+    from fieldnote.subjects import attributes, describe
     from fieldnote.sweep import subjects, table
 
     if not capture.backend("nsys").available():
@@ -204,6 +205,7 @@ def test_a_sweep_session_captures_every_point_under_its_own_name(tmp_path):
     points, skipped = subjects("gelu", shapes, implementations, SEED)
     job = capture.Job("gelu", points, "", {}, iterations=20, warmup=3, repeats=1)
     kernels = capture.backend("nsys").capture(job, tmp_path).assign(op="gelu", backend="nsys")
+    kernels = describe(kernels, attributes("gelu", points))  # as the sweep capture stage writes them
     swept = table(summarize(kernels), {"bandwidth_gbs": 4300, "fp32_tflops": 67, "l2_bytes": 60 * 2**20})
     assert not skipped and len(swept) == 4
     big = swept.set_index(["implementation", "shape"]).loc[("cuda", "16384x4096")]
