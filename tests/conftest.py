@@ -73,9 +73,10 @@ def project(tmp_path) -> Path:
     return copy_project(tmp_path)
 
 
-def snakemake(project: Path, *args: str, timeout: int = 900) -> subprocess.CompletedProcess:
+def snakemake(project: Path, *args: str, timeout: int = 900, python: str = sys.executable
+              ) -> subprocess.CompletedProcess:
     env = {**os.environ, "PYTHONPATH": str(project / "src"), "FIELDNOTE_ROOT": str(project)}
-    return subprocess.run([sys.executable, "-m", "snakemake", *args], cwd=project, env=env, capture_output=True,
+    return subprocess.run([python, "-m", "snakemake", *args], cwd=project, env=env, capture_output=True,
                           text=True, timeout=timeout)
 
 

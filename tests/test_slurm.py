@@ -10,9 +10,11 @@ import subprocess
 import pytest
 from conftest import ROOT, SMALL, copy_project, measured_mage_006, snakemake
 
+SLURM_PYTHON = ROOT / ".venv-slurm" / "bin" / "python"  # .venv and the executor plugins (envs/setup-slurm.sh)
 pytestmark = [pytest.mark.slow,
               pytest.mark.skipif(not shutil.which("slurmctld") or os.geteuid() != 0,
-                                 reason="needs Debian's slurm-wlm, slurmdbd, munge and mariadb-server, as root")]
+                                 reason="needs Debian's slurm-wlm, slurmdbd, munge and mariadb-server, as root"),
+              pytest.mark.skipif(not SLURM_PYTHON.exists(), reason="needs .venv-slurm (bash envs/setup-slurm.sh)")]
 
 
 @pytest.fixture(scope="module")
@@ -26,7 +28,8 @@ def cluster():
 
 
 def on_slurm(project, *targets, timeout=1800):
-    return snakemake(project, "--workflow-profile", "profiles/slurm", *targets, timeout=timeout)
+    return snakemake(project, "--workflow-profile", "profiles/slurm", *targets, timeout=timeout,
+                     python=str(SLURM_PYTHON))
 
 
 def submitted(log: str) -> list[str]:

@@ -179,10 +179,12 @@ class Archive:
         try:
             known = json.loads(record.read_text())
             self.namespace, self._tables, self._resolved = known["namespace"], known["tables"], known["resolved"]
+            self._members = set(known["members"])
         except (OSError, ValueError, KeyError):
             self.verify()
             try:  # the cache only saves time: a read-only work/ costs a full verification at every start
-                write_json(record, {"namespace": self.namespace, "tables": self._tables, "resolved": self._resolved})
+                write_json(record, {"namespace": self.namespace, "tables": self._tables, "resolved": self._resolved,
+                                    "members": sorted(self._members)})
             except OSError:
                 pass
 
@@ -204,6 +206,7 @@ class Archive:
         where = f"archive {self.path}"
         listed = parse_manifest(self.bundle_file("evidence/MANIFEST.sha256").decode(errors="replace"),
                                 f"{where}: evidence/MANIFEST.sha256")
+        self._members = set(self.files)
         present = {n.removeprefix("bundle/") for n in self.files if n.startswith("bundle/")}
         present.discard("evidence/MANIFEST.sha256")
         if present != set(listed):
@@ -227,7 +230,7 @@ class Archive:
         return list(self._tables)
 
     def has(self, relative: str) -> bool:
-        return f"bundle/{relative}" in self.files
+        return f"bundle/{relative}" in self._members  # known without reading the archive again
 
     def resolved(self) -> dict:
         return json.loads(json.dumps(self._resolved))  # a copy: callers set the targets on theirs

@@ -9,6 +9,7 @@ import copy
 import json
 import math
 from dataclasses import asdict, dataclass, fields
+from functools import cache
 from pathlib import Path
 
 import jsonschema
@@ -135,10 +136,11 @@ def _per_op(node):
 
 def schema(name: str) -> dict:
     """A schema of config/schemas/, its per-op parts filled in from the op registry."""
-    return _per_op(yaml.safe_load((SCHEMAS / name).read_text()))
+    return _per_op(yaml.load((SCHEMAS / name).read_text(), Loader=_FAST))  # noqa: S506 (a SafeLoader)
 
 
 
+@cache  # one per process: every namespace file is validated against the same schemas
 def _validator(name: str) -> jsonschema.Validator:
     registry = Registry().with_resources(
         (n, Resource.from_contents(schema(n))) for n in ("config.schema.yaml", "namespace.schema.yaml"))
@@ -146,7 +148,11 @@ def _validator(name: str) -> jsonschema.Validator:
     return jsonschema.validators.validator_for(contents)(contents, registry=registry)
 
 
-class _UniqueKeyLoader(yaml.SafeLoader):
+_FAST = getattr(yaml, "CSafeLoader", yaml.SafeLoader)  # libyaml where PyYAML was built with it: parsing is most
+# of what a no-op run spends on the configuration
+
+
+class _UniqueKeyLoader(_FAST):
     """SafeLoader that refuses a key given twice in one mapping (PyYAML would keep the last silently)."""
 
     def construct_mapping(self, node, deep=False):

@@ -29,7 +29,8 @@ def _module_file(name: str) -> Path | None:
     return None
 
 
-def _imports(path: Path) -> set[str]:
+@cache  # every rule's closure walks the same modules
+def _imports(path: Path) -> frozenset[str]:
     """Every fieldnote module `path` names in an import statement, absolute or relative, with its parents."""
     package = None
     if path.is_relative_to(PACKAGE):
@@ -50,7 +51,7 @@ def _imports(path: Path) -> set[str]:
     if path.name == "__init__.py" and "pkgutil.iter_modules" in path.read_text():  # a registry of its modules
         found |= {f"{package.removesuffix('.__init__')}.{p.stem}" for p in path.parent.glob("*.py")}
     named = {n for n in found if n.startswith("fieldnote")}
-    return {".".join(n.split(".")[:i]) for n in named for i in range(1, len(n.split(".")) + 1)}
+    return frozenset(".".join(n.split(".")[:i]) for n in named for i in range(1, len(n.split(".")) + 1))
 
 
 @cache

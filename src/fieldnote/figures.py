@@ -1,16 +1,25 @@
 """The note's figures, drawn from the summary table alone (matplotlib, PNG and SVG, readable without the text)."""
 from __future__ import annotations
 
+from functools import cache
 from pathlib import Path
 
-import matplotlib
+import pandas as pd
 
-matplotlib.use("Agg")
-matplotlib.rcParams["svg.hashsalt"] = "fieldnote"  # stable SVG ids: a replay redraws the same bytes
-import matplotlib.pyplot as plt  # noqa: E402
-import pandas as pd  # noqa: E402
+from .vocabulary import COLORS, IMPLEMENTATIONS, OPS, hand_written
 
-from .vocabulary import COLORS, IMPLEMENTATIONS, OPS, hand_written  # noqa: E402
+
+@cache
+def pyplot():
+    """matplotlib's pyplot, set up once, on the first figure: the workflow reads the captions (which figures a
+    namespace has) on every run, and importing matplotlib for that would be half a second of a no-op run."""
+    import matplotlib
+
+    matplotlib.use("Agg")
+    matplotlib.rcParams["svg.hashsalt"] = "fieldnote"  # stable SVG ids: a replay redraws the same bytes
+    import matplotlib.pyplot as plt
+
+    return plt
 
 
 def _ops(summary: pd.DataFrame) -> list[str]:
@@ -24,7 +33,7 @@ def _impls(summary: pd.DataFrame) -> list[str]:
 def kernel_and_span(summary: pd.DataFrame, namespace: str):
     """Top row: GPU kernel time per op; bottom row: mean span; one column per op, each with its own scale."""
     ops, impls = _ops(summary), _impls(summary)
-    fig, axes = plt.subplots(2, len(ops), figsize=(2.6 * len(ops), 5.2), squeeze=False)
+    fig, axes = pyplot().subplots(2, len(ops), figsize=(2.6 * len(ops), 5.2), squeeze=False)
     for col, op in enumerate(ops):
         rows = summary[summary["op"] == op].set_index("implementation")
         for row, (column, label) in enumerate([("kernel_us", "kernel (µs)"), ("span_mean_us", "span (µs)")]):
@@ -48,7 +57,7 @@ def kernel_and_span(summary: pd.DataFrame, namespace: str):
 
 def launches(summary: pd.DataFrame, namespace: str):
     ops, impls = _ops(summary), _impls(summary)
-    fig, ax = plt.subplots(figsize=(7, 3.2))
+    fig, ax = pyplot().subplots(figsize=(7, 3.2))
     width = 0.8 / len(impls)
     for k, impl in enumerate(impls):
         rows = summary[summary["implementation"] == impl].set_index("op")
@@ -66,7 +75,7 @@ def launches(summary: pd.DataFrame, namespace: str):
 def progression(stages: pd.DataFrame, ops=("matmul", "layernorm"), namespace: str | None = None):
     """Kernel time of the hand-written kernel at each stage (namespace), one panel per op, with the speed-up
     factor printed between stages. `stages` has columns namespace, op, kernel_us, in stage order."""
-    fig, axes = plt.subplots(1, len(ops), figsize=(5 * len(ops), 3.8), squeeze=False)
+    fig, axes = pyplot().subplots(1, len(ops), figsize=(5 * len(ops), 3.8), squeeze=False)
     for ax, op in zip(axes[0], ops, strict=True):
         rows = stages[stages["op"] == op].reset_index(drop=True)
         ax.plot(range(len(rows)), rows["kernel_us"], marker="o", color=COLORS["cuda"])
@@ -129,7 +138,7 @@ def save(fig, folder: Path, name: str, values: pd.DataFrame | None = None) -> li
     paths = [folder / f"{name}.{ext}" for ext in ("png", "svg")]
     for path in paths:
         fig.savefig(path, dpi=150, metadata={"Date": None} if path.suffix == ".svg" else {"Software": None})
-    plt.close(fig)
+    pyplot().close(fig)
     if values is not None:
         paths.append(folder / f"{name}.values.csv")
         values.to_csv(paths[-1], index=False, float_format="%.2f")
@@ -161,7 +170,7 @@ def sweep(table: pd.DataFrame, op: str, roofline: dict, namespace: str | None = 
     compute = rows.loc[rows["bytes"].idxmax(), "bound"] == "compute"  # as the note: the op at its largest size
     x, y = ("flops", "achieved_tflops") if compute else ("bytes", "achieved_gbs")
     roof = roofline["fp32_tflops"] if compute else roofline["bandwidth_gbs"]
-    fig, ax = plt.subplots(figsize=(6.4, 3.8))
+    fig, ax = pyplot().subplots(figsize=(6.4, 3.8))
     widths = sorted({s.split("x")[-1] for s in rows["shape"]}, key=int) if op in ("gelu", "layernorm") else [None]
     for impl in [i for i in IMPLEMENTATIONS if i in set(rows["implementation"])]:
         for style, width in zip(["-", "--", ":"], widths, strict=False):
