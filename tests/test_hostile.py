@@ -25,7 +25,7 @@ from fieldnote import io as fio
 from fieldnote.archive import MAX_MEMBER_BYTES, Archive, pack_members, read_members
 from fieldnote.bundle import manifest
 from fieldnote.errors import PipelineError
-from fieldnote.evidence import check_plausible
+from fieldnote.plausible import check_plausible
 
 SKIP = {"results", "work", ".snakemake", "__pycache__"}
 
@@ -541,7 +541,7 @@ def test_an_archived_namespace_is_refused_in_the_job_whatever_the_flags(checkout
 def test_ctrl_c_stops_a_job_with_one_line(checkout):
     from fieldnote.inputs import path_for
 
-    shape = {"m": 8192, "n": 8192, "k": 8192}  # drawing 2 x 256 MiB of inputs: seconds of work to interrupt
+    shape = {"m": 16384, "n": 16384, "k": 8192}  # drawing 2 x 512 MiB of inputs: seconds of work to interrupt
     small_namespace(checkout, "toy", shapes={**SMALL, "matmul": shape})
     target = path_for("matmul", shape, 20260910)
     env = {**os.environ, "PYTHONPATH": str(checkout / "src"), "FIELDNOTE_ROOT": str(checkout)}

@@ -41,25 +41,21 @@ def planned_gpu_jobs(stdout: str) -> list[tuple[str, int, int]]:
 
 
 def test_gpu_jobs_start_in_the_order_that_keeps_the_gpu_busy(project: Path):
-    """Snakemake starts the ready jobs of the largest summed priority. A whole-GPU check must outrank a full GPU of
-    one-slot jobs, or the sweep checks, each waiting only on its op's compiled check, take turns with the compiled
-    checks one at a time (the h200-001 run of 2026-11-29: 1100 s and more). The sweep checks come before the
-    measurements, so that they run side by side and not between them, the matmul's (the longest) first."""
+    """Every GPU job takes one slot: a measurement takes the GPU alone only for its window (gpulock.py). The
+    compiled checks (autotuning alone, the longest) come first, or the sweep checks, each waiting only on its op's
+    compiled check, take turns with the compiled checks one at a time (the h200-001 run of 2026-11-29: 1100 s and
+    more); the sweep checks come before the measurements, the matmul's (the longest) first."""
     to_measure(project, "h200-001")
     run = snakemake(project, "-n", "--cores", "14", "results/h200-001")
     assert run.returncode == 0, run.stderr
     jobs = planned_gpu_jobs(run.stdout)
-    slots = max(gpu for _, _, gpu in jobs)
+    assert {gpu for _, _, gpu in jobs} == {1}
     ranks = {}
-    for rule, priority, gpu in jobs:
-        ranks.setdefault((rule, gpu), []).append(priority)
-    one_slot = [p for (_, gpu), ps in ranks.items() if gpu == 1 for p in ps]
-    measurements = [p for (rule, gpu), ps in ranks.items() if gpu == slots and rule != "check_gpu[compiled]"
-                    for p in ps]
-    assert min(ranks["check_gpu[compiled]", slots]) > slots * max(one_slot)
-    assert max(ranks["sweep_check", 1]) < min(ranks["check_gpu", 1])
-    assert min(one_slot) == min(ranks["sweep_check", 1]) > max(measurements)
-    assert {"time", "capture", "capture_counters", "sweep_capture"} <= {rule for rule, _ in ranks}
+    for rule, priority, _ in jobs:
+        ranks.setdefault(rule, []).append(priority)
+    measurements = [p for rule in ("time", "capture", "capture_counters", "sweep_capture") for p in ranks[rule]]
+    assert min(ranks["check_gpu[compiled]"]) > max(ranks["check_gpu"]) > max(ranks["sweep_check"])
+    assert min(ranks["sweep_check"]) > max(measurements)
     sweeps = re.findall(r"^rule sweep_check:\n(?:    .*\n)*?    wildcards: .*op=(\w+)\n    priority: (\d+)",
                         run.stdout, re.MULTILINE)
     assert max(sweeps, key=lambda s: int(s[1]))[0] == "matmul"  # the most arithmetic, the longest autotuning

@@ -16,9 +16,10 @@ import pandas as pd
 ROOT = Path(__file__).resolve().parents[1]
 sys.path.insert(0, str(ROOT / "src"))
 
-from fieldnote.progress import CHECK, COMPILE, FIRST, FLUSH, MEASURE, PROFILER, SANITIZE, START, VERIFY, WARMUP  # noqa: E402
+from fieldnote import progress as ph  # noqa: E402
 
-ORDER = [START, COMPILE, FIRST, WARMUP, MEASURE, VERIFY, FLUSH, PROFILER, CHECK, SANITIZE]
+ORDER = [ph.START, ph.COMPILE, ph.PREPARE, ph.FIRST, ph.WARMUP, ph.MEASURE, ph.VERIFY, ph.FLUSH, ph.PROFILER, ph.CHECK,
+         ph.SANITIZE, ph.WAIT]
 
 
 def jobs(logs: Path) -> pd.DataFrame:

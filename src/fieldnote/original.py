@@ -14,7 +14,7 @@ import pandas as pd
 
 from .capture import range_name
 from .errors import PipelineError
-from .evidence import check_plausible
+from .plausible import check_plausible
 
 IMPLEMENTATIONS = {"python": "torch", "triton": "triton", "rust": "rust"}
 FILES = ("comparison-results.json", "comparison-profiles.json")

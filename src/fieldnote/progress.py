@@ -29,6 +29,8 @@ START, FIRST, WARMUP, MEASURE, VERIFY, FLUSH, PROFILER = (
     "start and imports", "first call (compile, autotune, JIT)", "warm-up", "measurement", "verification",
     "L2 flush", "profiler start and export")
 COMPILE, CHECK, SANITIZE = "compile", "checks", "compute-sanitizer"
+PREPARE = "preparation (imports, inputs, kernels loaded or compiled)"  # before a check or a measurement
+WAIT = "waiting for the GPU"  # queued for a measurement window, or for one to end (gpulock.py)
 _spent: dict[str, float] = {}
 
 

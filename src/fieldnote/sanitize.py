@@ -72,22 +72,47 @@ def sanitize(job: dict, workdir: Path, timeout: int = 900) -> pd.DataFrame:
     tool_path = executable()
     if tool_path is None:
         raise PipelineError("sanitize: compute-sanitizer not found (expected on PATH or at /usr/local/cuda/bin)")
+    from .gpulock import shared
+
     job_file = workdir / "sanitize-job.json"
     job_file.write_text(json.dumps(job))
+    with shared():  # the four tools side by side: a check times nothing
+        outputs = _run_tools(tool_path, job_file, workdir, timeout)
     rows = []
+    for tool, (returncode, text) in outputs.items():
+        found = attribute(text, tool)
+        launched = {(r["variant"], r["shape"]) for r in found}
+        if returncode != 0 or len(launched) < expected_launches(job):
+            tail = "\n".join(text.strip().splitlines()[-12:])
+            raise PipelineError(f"sanitize ({tool}, {job['op']}): the sanitized workload did not run through "
+                                f"(exit {returncode}):\n{tail}")
+        rows += found
+    return pd.DataFrame(rows, columns=["variant", "tool", "shape", "errors", "first_message"])
+
+
+def _run_tools(tool_path: str, job_file: Path, workdir: Path, timeout: int) -> dict[str, tuple[int, str]]:
+    """Each tool's exit status and output (stdout, then stderr), the tools run at once, each into files of its
+    own (a pipe left unread would stall a tool that reports much)."""
+    running = {}
     for tool in TOOLS:
         command = [tool_path, "--tool", tool, "--error-exitcode", "0", "--print-limit", "100",
                    *(["--racecheck-report", "all"] if tool == "racecheck" else []),
                    sys.executable, "-m", "fieldnote.sanitize", str(job_file)]
-        done = subprocess.run(command, capture_output=True, text=True, timeout=timeout)
-        found = attribute(done.stdout + "\n" + done.stderr, tool)
-        launched = {(r["variant"], r["shape"]) for r in found}
-        if done.returncode != 0 or len(launched) < expected_launches(job):
-            tail = "\n".join((done.stdout + done.stderr).strip().splitlines()[-12:])
-            raise PipelineError(f"sanitize ({tool}, {job['op']}): the sanitized workload did not run through "
-                                f"(exit {done.returncode}):\n{tail}")
-        rows += found
-    return pd.DataFrame(rows, columns=["variant", "tool", "shape", "errors", "first_message"])
+        out, err = open(workdir / f"{tool}.out", "w"), open(workdir / f"{tool}.err", "w")
+        running[tool] = (subprocess.Popen(command, stdout=out, stderr=err, text=True), out, err)
+    try:
+        for process, *_ in running.values():
+            process.wait(timeout=timeout)
+    except subprocess.TimeoutExpired:
+        raise PipelineError(f"sanitize: a tool ran past {timeout} s") from None
+    finally:
+        for process, out, err in running.values():
+            if process.poll() is None:
+                process.kill()
+                process.wait()
+            out.close(), err.close()
+    return {tool: (process.returncode, (workdir / f"{tool}.out").read_text() + "\n" + (workdir / f"{tool}.err")
+                   .read_text()) for tool, (process, *_) in running.items()}
 
 
 def _cases(job: dict):

@@ -5,8 +5,7 @@ sweep. What it is stands in three columns of its own beside the name: the `imple
 toolchain of a hand-written kernel), the `variant` it runs (a peer's own name) and the `shape` it runs at (in the
 checks, the shape of each case).
 
-Evidence written before subjects (archives up to 2026-12-01) carries the name alone in `implementation`;
-`migrate` reads it into this layout, so an old archive replays unchanged.
+Evidence written before subjects (archives up to 2026-12-01) is read into this layout by `migrate.py`.
 """
 from __future__ import annotations
 
@@ -45,39 +44,3 @@ def describe(frame: pd.DataFrame, described: dict[str, dict]) -> pd.DataFrame:
 def adopted(frame: pd.DataFrame) -> pd.DataFrame:
     """The rows of the namespace's own implementations (not attempts' variants, not sweep points)."""
     return frame[frame["subject"] == frame["implementation"]]
-
-
-def migrate(frame: pd.DataFrame, variants: dict, shapes: dict) -> pd.DataFrame:
-    """A table written before subjects, in this layout: the name its `implementation` column carried becomes the
-    subject. `variants` and `shapes` are the namespace's (its resolved configuration), to say which variant an
-    implementation ran and at which shape; an empty mapping leaves a hand-written implementation's variant as
-    its own name and the shape empty. A table already in this layout, or with no subjects, is returned as it is."""
-    if "subject" in frame or "implementation" not in frame or "op" not in frame:
-        return frame
-    summary = "kernel_us" in frame  # summary rows are the namespace's implementations, and carry no name
-    described = {}
-    for op, name in frame[["op", "implementation"]].drop_duplicates().itertuples(index=False):
-        if pd.isna(name):
-            continue
-        described[op, name] = _old_name(op, name, variants, shapes)
-    out = frame.rename(columns={"implementation": "subject"})
-    at = out.columns.get_loc("subject") + 1
-    for offset, column in enumerate(c for c in COLUMNS[1:] if c not in out):
-        out.insert(at + offset, column, [described.get((o, n), {}).get(column)
-                                         for o, n in zip(out["op"], out["subject"], strict=True)])
-    return out.drop(columns="subject") if summary else out
-
-
-def _old_name(op: str, name: str, variants: dict, shapes: dict) -> dict:
-    from .config import variant_of
-    from .vocabulary import IMPLEMENTATION_REGISTRY
-
-    implementation, _, label = name.partition(SWEEP)
-    spec = OPS.get(op)
-    if not label and op in shapes and spec:
-        label = spec.label(shapes[op])
-    if implementation in IMPLEMENTATION_REGISTRY:
-        chosen = variant_of(variants, op, implementation) if spec and op in variants else None
-        return {"implementation": implementation, "variant": chosen or implementation, "shape": label or None}
-    known = spec.cuda_variants.get(implementation) if spec else None
-    return {"implementation": known.toolchain if known else "cuda", "variant": implementation, "shape": label or None}

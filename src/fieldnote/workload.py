@@ -36,6 +36,19 @@ def prepare_drawn(op: str, implementation: str, shape: dict, seed: int, variant:
                   what)
 
 
+def first_calls(calls: dict) -> None:
+    """Each call once, untimed, before its warm-up: what compiles, autotunes or JITs does so here, outside the
+    measurement window (gpulock)."""
+    import torch
+
+    from .progress import FIRST, phase
+
+    with phase(FIRST):
+        for call in calls.values():
+            call()
+        torch.cuda.synchronize()
+
+
 @functools.cache
 def _drawn(op: str, label: str, seed: int) -> dict:
     return OPS[op].inputs(OPS[op].parse_label(label), seed)

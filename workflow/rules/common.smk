@@ -44,12 +44,14 @@ except PipelineError as error:
 for _ns, _why in BROKEN.items():
     print(f"fieldnote: warning: results/{_ns} cannot be rebuilt: {_why}", file=sys.stderr)
 
-GPU_SLOTS = 4  # the `gpu_share` resource of profiles/default: a measurement takes all of it, a check one
-# The order of GPU jobs. Snakemake starts the set of ready jobs with the largest summed priority, so a job that takes
-# the whole GPU must outrank GPU_SLOTS one-slot jobs. The compiled checks (autotuning alone) come first, then the
-# other checks, then the sweep checks side by side; were an op's sweep check to start as soon as that op's compiled
-# check ends, the next compiled check would wait for it, and the long sweep checks would run one at a time. The
-# sweep checks take PRIORITY_SWEEP_CHECK and up, one more for each op ahead of them (sweep.smk).
+# The `gpu_share` resource of profiles/default is four GPU slots: every GPU job takes one, and a measurement's
+# window (and torch.compile's autotuning) takes the GPU alone through a lock (gpulock.py), so the rest of a
+# measurement job (process start, imports, preparation, the profiler's start and export) runs beside other jobs.
+# The order of GPU jobs: Snakemake starts the ready jobs of the largest summed priority. The compiled checks
+# (autotuning alone, the longest) come first, then the other checks, then the sweep checks side by side; were an
+# op's sweep check to start as soon as that op's compiled check ends, the next compiled check would wait for it, and
+# the long sweep checks would run one at a time. The sweep checks take PRIORITY_SWEEP_CHECK and up, one more for
+# each op ahead of them (sweep.smk).
 PRIORITY_COMPILED_CHECK, PRIORITY_CHECK, PRIORITY_SWEEP_CHECK = 50, 10, 1
 CEILING_SOURCE = "kernels/ceiling/stream.cu"  # the copies timed beside each op (ceiling.py)
 

@@ -35,7 +35,7 @@ rule sweep_capture:
     benchmark:
         benchmark_of("sweep_capture", "ns", "op")
     resources:
-        gpu_share=GPU_SLOTS,
+        gpu_share=1,  # a slot, as a check: the measurement window takes the GPU alone (gpulock.py)
     params:
         archived=archived_of,  # refused in the job itself when the namespace is archived
         points=lambda w: sweep_points(ns_of(w), w.op)[0],

@@ -5,10 +5,10 @@ import pandas as pd
 
 from fieldnote.archive import Archive
 from fieldnote.errors import PipelineError
-from fieldnote.evidence import check_plausible
 from fieldnote.io import write_bytes, write_table
+from fieldnote.migrate import migrate
+from fieldnote.plausible import check_plausible
 from fieldnote.script import entry
-from fieldnote.subjects import migrate
 
 
 def readable(archive: Archive, name: str, data: bytes) -> pd.DataFrame:

@@ -1,6 +1,7 @@
 """The correctness gate at every sweep point of one op: each implementation on inputs drawn at that shape. A point
 that fails is recorded and never captured; the op's other points go on."""
 from fieldnote import gpu
+from fieldnote.progress import PREPARE, phase
 from fieldnote.progress import log as progress
 from fieldnote.script import entry
 
@@ -13,7 +14,7 @@ def main(snakemake):
 
     import pandas as pd
 
-    from fieldnote import check
+    from fieldnote import check, gpulock
     from fieldnote.implementations import runner
     from fieldnote.io import write_table
     from fieldnote.ops import OPS
@@ -22,13 +23,15 @@ def main(snakemake):
     spec, tables, cases = OPS[w.op], [], {}
     for number, (name, s) in enumerate(p.points.items(), 1):
         progress.info("sweep point %d of %d: %s", number, len(p.points), name)
-        label = spec.label(s["shape"])
-        if label not in cases:  # inputs and the float64 reference once per shape, for every implementation
-            inputs = spec.inputs(s["shape"], s["seed"])
-            cases = {label: check.Case("sweep", s["shape"], s["seed"], inputs, check.reference(w.op, inputs))}
-        run = runner(w.op, s["implementation"], spec.variant(s["variant"]) if s["variant"] else None,
-                     Path(s["cubin"]) if s["cubin"] else None)
-        tables.append(check.run_checks(run, w.op, name, "cuda", [cases[label]], p.tolerance))
+        with phase(PREPARE):
+            label = spec.label(s["shape"])
+            if label not in cases:  # inputs and the float64 reference once per shape, for every implementation
+                inputs = spec.inputs(s["shape"], s["seed"])
+                cases = {label: check.Case("sweep", s["shape"], s["seed"], inputs, check.reference(w.op, inputs))}
+            run = runner(w.op, s["implementation"], spec.variant(s["variant"]) if s["variant"] else None,
+                         Path(s["cubin"]) if s["cubin"] else None)
+        with gpulock.shared():  # beside other checks (and torch.compile autotuning), never in a measurement
+            tables.append(check.run_checks(run, w.op, name, "cuda", [cases[label]], p.tolerance))
         failed = check.failures(tables[-1])
         if failed:
             print(f"fieldnote: {failed} (recorded; this point is not captured)", flush=True)

@@ -4,6 +4,7 @@ import pandas as pd
 
 from fieldnote import gpu
 from fieldnote.io import write_table
+from fieldnote.progress import PREPARE, phase
 from fieldnote.script import entry
 from fieldnote.subjects import attributes, describe
 
@@ -12,21 +13,24 @@ from fieldnote.subjects import attributes, describe
 def main(snakemake):
     w, p = snakemake.wildcards, snakemake.params
     gpu.require(f"time ({w.op})", f"results/{w.ns}")
-    from fieldnote import sanitize, timing, verified, workload
+    with phase(PREPARE):
+        from fieldnote import gpulock, sanitize, timing, verified, workload
+        from fieldnote.ops import OPS
 
-    sanitize.gate(snakemake, p.subjects, f"{w.ns}: {w.op}")
-
-    t = p.timing
-    from fieldnote.ops import OPS
-
-    shape = OPS[w.op].label(p.op["shape"])
-    calls = {name: workload.prepare(w.op, s["implementation"], snakemake.input.npz, p.op["shape"], s["variant"],
-                                    s["cubin"], p.op["tolerance"], f"{w.ns}: {w.op} / {name} at {shape}")
-             for name, s in p.subjects.items()}
+        sanitize.gate(snakemake, p.subjects, f"{w.ns}: {w.op}")
+    t, shape = p.timing, OPS[w.op].label(p.op["shape"])
+    with gpulock.shared():  # inputs uploaded, kernels loaded, compiled or JIT-ed: beside other jobs' GPU work
+        with phase(PREPARE):
+            calls = {name: workload.prepare(w.op, s["implementation"], snakemake.input.npz, p.op["shape"],
+                                            s["variant"], s["cubin"], p.op["tolerance"],
+                                            f"{w.ns}: {w.op} / {name} at {shape}")
+                     for name, s in p.subjects.items()}
+        workload.first_calls(calls)
     state = gpu.State()
-    eager, states = timing.spans(calls, t["rounds"], t["iterations"], t["warmup"], timing.EventClock(), state)
-    graph = timing.graph_spans(calls, t["rounds"], t["iterations"], t["warmup"], t["graph_replays"], state)
-    verified.checksum(calls)
+    with gpulock.exclusive():  # warm-up and every timed call with the GPU to itself
+        eager, states = timing.spans(calls, t["rounds"], t["iterations"], t["warmup"], timing.EventClock(), state)
+        graph = timing.graph_spans(calls, t["rounds"], t["iterations"], t["warmup"], t["graph_replays"], state)
+        verified.checksum(calls)
     described = attributes(w.op, p.subjects, p.op["shape"])
     spans, states = pd.DataFrame(eager + graph), pd.DataFrame(states)
     spans.insert(0, "op", w.op)

@@ -11,7 +11,7 @@ import json
 import sys
 from contextlib import nullcontext
 
-from ..progress import FIRST, FLUSH, MEASURE, START, VERIFY, WARMUP, add, phase, since_process_start, spent
+from ..progress import FIRST, FLUSH, MEASURE, PREPARE, START, VERIFY, WARMUP, add, phase, since_process_start, spent
 from . import Job
 
 
@@ -65,45 +65,68 @@ class L2Flush:
         runtime.cudaCtxResetPersistingL2Cache()
 
 
-def warmed(job: Job) -> tuple[dict, dict]:
-    """(every subject's measured call, the ceiling's copies by configuration), each called `warmup` times."""
-    import torch
+def prepared(job: Job) -> tuple[dict, dict]:
+    """(every subject's measured call, the ceiling's copies by configuration), each called once (the first call
+    compiles, autotunes or JITs what does so): beside other jobs' GPU work (gpulock.shared)."""
+    with phase(PREPARE):
+        import torch
 
-    from ..ceiling import streams
-    from ..workload import prepare, prepare_drawn
-
-    calls = {name: prepare_drawn(job.op, s["implementation"], s["shape"], s["seed"], s["variant"], s["cubin"],
-                                 job.tolerance, job.what(name, s))
-             if "shape" in s else prepare(job.op, s["implementation"], job.npz, job.shape, s["variant"], s["cubin"],
-                                          job.tolerance, job.what(name, s))
-             for name, s in job.subjects.items()}
-    copies = streams(job.op, job.shape) if job.ceiling else {}
-    for call in [*calls.values(), *copies.values()]:
-        for k in range(job.warmup):  # the first call compiles, autotunes or JITs what does so
-            with phase(FIRST if k == 0 else WARMUP):
+        from ..ceiling import streams
+        from ..gpulock import shared
+        from ..workload import prepare, prepare_drawn
+    with shared():
+        with phase(PREPARE):
+            calls = {name: prepare_drawn(job.op, s["implementation"], s["shape"], s["seed"], s["variant"],
+                                         s["cubin"], job.tolerance, job.what(name, s))
+                     if "shape" in s else prepare(job.op, s["implementation"], job.npz, job.shape, s["variant"],
+                                                  s["cubin"], job.tolerance, job.what(name, s))
+                     for name, s in job.subjects.items()}
+            copies = streams(job.op, job.shape) if job.ceiling else {}
+        for call in [*calls.values(), *copies.values()] if job.warmup else []:
+            with phase(FIRST):
                 call()
-    with phase(WARMUP):
         torch.cuda.synchronize()
     return calls, copies
 
 
-def profile_range(job: Job) -> None:
-    """The iterations between cudaProfilerStart and cudaProfilerStop, for nsys and ncu."""
+def warm(calls: dict, copies: dict, job: Job) -> None:
+    """The rest of each call's `warmup` calls (the first came in `prepared`), inside the measurement window."""
     import torch
 
-    calls, copies = warmed(job)
-    torch.cuda.profiler.start()
-    iterate(calls, job, lambda name: nullcontext(), copies)
-    torch.cuda.profiler.stop()
+    for call in [*calls.values(), *copies.values()]:
+        for _ in range(job.warmup - 1):
+            with phase(WARMUP):
+                call()
+    with phase(WARMUP):
+        torch.cuda.synchronize()
+
+
+def profile_range(job: Job) -> None:
+    """The iterations between cudaProfilerStart and cudaProfilerStop, for nsys and ncu; warm-up and range with
+    the GPU to itself (gpulock.exclusive)."""
+    import torch
+
+    from ..gpulock import exclusive
+
+    calls, copies = prepared(job)
+    with exclusive():
+        warm(calls, copies, job)
+        torch.cuda.profiler.start()
+        iterate(calls, job, lambda name: nullcontext(), copies)
+        torch.cuda.profiler.stop()
 
 
 def profile_torch(job: Job, trace: str) -> None:
     """The iterations under torch.profiler (CUPTI), written as a chrome trace."""
     from torch.profiler import ProfilerActivity, profile, record_function
 
-    calls, copies = warmed(job)
-    with profile(activities=[ProfilerActivity.CPU, ProfilerActivity.CUDA]) as prof:
-        iterate(calls, job, record_function, copies)
+    from ..gpulock import exclusive
+
+    calls, copies = prepared(job)
+    with exclusive():
+        warm(calls, copies, job)
+        with profile(activities=[ProfilerActivity.CPU, ProfilerActivity.CUDA]) as prof:
+            iterate(calls, job, record_function, copies)
     prof.export_chrome_trace(trace)
 
 
