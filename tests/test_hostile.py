@@ -548,10 +548,14 @@ def test_ctrl_c_stops_a_job_with_one_line(checkout):
     inside = tree(checkout)
     run = subprocess.Popen([sys.executable, "-m", "snakemake", "--cores", "1", target], cwd=checkout, env=env,
                            stdout=subprocess.PIPE, stderr=subprocess.PIPE, text=True, start_new_session=True)
+    # the job's log is opened by the job itself (script.entry), inside the handler that turns Ctrl-C into a line:
+    # waiting for the script file alone left a loaded machine signalling before Snakemake had started the job
+    log = checkout / "work" / "logs" / "inputs" / "matmul" / f"{Path(target).stem.replace('-seed', '/')}.log"
     deadline = time.time() + 120
-    while time.time() < deadline and not list((checkout / ".snakemake" / "scripts").glob("*inputs.py")):
+    while time.time() < deadline and not log.exists():
         time.sleep(0.1)
-    time.sleep(2)  # inside the job, past its imports
+    assert log.exists(), f"no {log}"
+    time.sleep(1)  # drawing the inputs (about nine seconds)
     os.killpg(run.pid, signal.SIGINT)  # what a terminal's Ctrl-C sends: the whole foreground group
     out, err = run.communicate(timeout=120)
     assert run.returncode != 0

@@ -28,15 +28,22 @@ def test_dry_run_plans_every_stage(project: Path):
 
 
 def planned_gpu_jobs(stdout: str) -> list[tuple[str, int, int]]:
-    """(rule, priority, GPU slots) of every job of a dry run that takes the GPU."""
+    """(rule, priority, GPU slots) of every job of a dry run that takes a GPU slot (`gpu_share_<device>`)."""
+    return [(rule, priority, sum(slots.values())) for rule, priority, slots in planned_slots(stdout)]
+
+
+def planned_slots(stdout: str) -> list[tuple[str, int, dict[int, int]]]:
+    """(rule, priority, slots by device) of every job of a dry run that takes a GPU slot."""
     jobs = []
     for block in re.split(r"^(?:local)?rule ", stdout, flags=re.MULTILINE)[1:]:
-        gpu = re.search(r"^\s+resources: .*\bgpu_share=(\d+)", block, re.MULTILINE)
-        if gpu:
+        resources = re.search(r"^\s+resources: (.*)$", block, re.MULTILINE)
+        slots = {int(d): int(n) for d, n in re.findall(r"\bgpu_share_(\d+)=(\d+)", resources.group(1))} \
+            if resources else {}
+        if slots:
             priority = re.search(r"^\s+priority: (\d+)", block, re.MULTILINE)
             impl = re.search(r"^\s+wildcards: .*\bsubject=(\w+)", block, re.MULTILINE)
             rule = block.split(":")[0] + ("[compiled]" if impl and impl.group(1) == "compiled" else "")
-            jobs.append((rule, int(priority.group(1)) if priority else 0, int(gpu.group(1))))
+            jobs.append((rule, int(priority.group(1)) if priority else 0, slots))
     return jobs
 
 
@@ -59,6 +66,24 @@ def test_gpu_jobs_start_in_the_order_that_keeps_the_gpu_busy(project: Path):
     sweeps = re.findall(r"^rule sweep_check:\n(?:    .*\n)*?    wildcards: .*op=(\w+)\n    priority: (\d+)",
                         run.stdout, re.MULTILINE)
     assert max(sweeps, key=lambda s: int(s[1]))[0] == "matmul"  # the most arithmetic, the longest autotuning
+
+
+@pytest.mark.parametrize("gpus", [1, 2, 3])
+def test_the_gpu_jobs_spread_over_the_gpus_one_slot_of_one_each(project: Path, gpus: int):
+    """`--config gpus=N` (a host of N GPUs, NVML not asked): every GPU job holds one slot of one GPU, and each kind
+    of job spreads over all N, no GPU given much more than its share (an op's place plus a rank per kind)."""
+    to_measure(project, "h200-001")
+    run = snakemake(project, "-n", "--cores", "14", "results/h200-001", "--config", f"gpus={gpus}")
+    assert run.returncode == 0, run.stderr
+    jobs = planned_slots(run.stdout)
+    assert jobs and all(set(slots) == set(range(gpus)) and sorted(slots.values()) == [0] * (gpus - 1) + [1]
+                        for _, _, slots in jobs)
+    by_kind = {}
+    for rule, _, slots in jobs:
+        by_kind.setdefault(rule.split("[")[0], []).append(next(d for d, n in slots.items() if n))
+    for rule in ("time", "capture", "capture_counters", "sweep_capture", "check_gpu", "sanitize"):
+        counts = [by_kind[rule].count(d) for d in range(gpus)]
+        assert min(counts) >= 1 and max(counts) - min(counts) <= max(2, len(by_kind[rule]) // 4), (rule, counts)
 
 
 @pytest.mark.slow

@@ -6,6 +6,7 @@ import logging
 import sys
 from functools import wraps
 
+from .devices import pin
 from .progress import START, add, report_phases, since_process_start
 from .progress import log as progress
 
@@ -64,6 +65,7 @@ def entry(main):
             _log_to(snakemake)
             add(START, since_process_start())
             refuse_archived(snakemake)
+            pin(getattr(snakemake, "resources", None) or {})
             main(snakemake)
             report_phases()
         except PipelineError as e:

@@ -17,7 +17,7 @@ rule capture:
     wildcard_constraints:
         backend="nsys|cupti",
     resources:
-        gpu_share=1,  # a slot, as a check: the measurement window takes the GPU alone (gpulock.py)
+        **gpu_slot(RANK_CAPTURE),  # a slot, as a check: the measurement window takes its GPU alone
     params:
         archived=archived_of,  # refused in the job itself when the namespace is archived
         op=lambda w: ns_of(w).op_params(w.op),
@@ -41,7 +41,7 @@ rule capture_counters:
         backend="ncu",
         subject="|".join(MEASURED),  # an implementation the namespace lists under capture.ncu
     resources:
-        gpu_share=1,  # a slot, as a check: the measurement window takes the GPU alone (gpulock.py)
+        **gpu_slot(RANK_COUNTERS, lambda w: w.subject),  # a measurement window takes its GPU alone
     params:
         archived=archived_of,  # refused in the job itself when the namespace is archived
         op=lambda w: ns_of(w).op_params(w.op),

@@ -51,10 +51,10 @@ rule check_gpu:
         subject="[A-Za-z0-9_]+",  # an implementation, or the variant of an attempt (subjects.py)
     priority: lambda w: PRIORITY_COMPILED_CHECK if w.subject == "compiled" else PRIORITY_CHECK
     resources:
-        # one slot: checks share the GPU with each other, never with a measurement window (gpulock.py). The
-        # compiled check is also where torch.compile autotunes (max-autotune times its candidate kernels, and the
-        # inductor cache keeps the choice for the timing and the captures): its job takes the GPU alone inside.
-        gpu_share=1,
+        # one slot of one GPU: checks share a GPU with each other, never with a measurement window (gpulock.py).
+        # The compiled check is also where torch.compile autotunes (max-autotune times its candidate kernels, and
+        # the inductor cache keeps the choice for the timing and the captures): its job takes the GPU alone inside.
+        **gpu_slot(RANK_CHECK, lambda w: w.subject),
     params:
         archived=archived_of,  # refused in the job itself when the namespace is archived
         op=lambda w: ns_of(w).op_params(w.op),

@@ -18,7 +18,7 @@ envvars:
 os.environ.setdefault("TORCHINDUCTOR_CACHE_DIR", str(Path("work/inductor-cache").resolve()))  # compile once
 os.environ.setdefault("TRITON_DEFAULT_FP_FUSION", "1")  # Triton's default since 2.x; silences 3.9's warning
 
-from fieldnote import names, tables
+from fieldnote import devices, names, tables
 from fieldnote.archive import Archive, provenance, resolve_archived, source_files
 from fieldnote.bundle import stale_if_incomplete
 from fieldnote.config import Namespace, check_config, load_namespaces, read_when_archived
@@ -44,9 +44,18 @@ except PipelineError as error:
 for _ns, _why in BROKEN.items():
     print(f"fieldnote: warning: results/{_ns} cannot be rebuilt: {_why}", file=sys.stderr)
 
-# The `gpu_share` resource of profiles/default is four GPU slots: every GPU job takes one, and a measurement's
-# window (and torch.compile's autotuning) takes the GPU alone through a lock (gpulock.py), so the rest of a
-# measurement job (process start, imports, preparation, the profiler's start and export) runs beside other jobs.
+# The GPUs the GPU jobs spread over, and the slots of each (`gpu_share_<d>`, four per GPU in profiles/default):
+# every GPU job takes one slot of the GPU devices.py gives it and pins itself to that GPU; a measurement's window
+# (and torch.compile's autotuning) takes its GPU alone through a lock (gpulock.py), so the rest of a measurement
+# job (process start, imports, preparation, the profiler's start and export) runs beside other jobs.
+GPUS = devices.count(config)
+RANK_CHECK, RANK_TIME, RANK_CAPTURE, RANK_COUNTERS, RANK_SWEEP_CHECK, RANK_SWEEP_CAPTURE = 0, 0, 1, 2, 1, 3
+
+
+def gpu_slot(rank, name_of=None):
+    return devices.slots(GPUS, rank, name_of)
+
+
 # The order of GPU jobs: Snakemake starts the ready jobs of the largest summed priority. The compiled checks
 # (autotuning alone, the longest) come first, then the other checks, then the sweep checks side by side; were an
 # op's sweep check to start as soon as that op's compiled check ends, the next compiled check would wait for it, and

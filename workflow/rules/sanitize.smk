@@ -16,7 +16,7 @@ rule sanitize:
         benchmark_of("sanitize", "ns", "op", "variant")
     priority: PRIORITY_CHECK
     resources:
-        gpu_share=1,  # a check: it may share the GPU with other checks, never with a measurement
+        **gpu_slot(RANK_CHECK, lambda w: w.variant),  # a check: beside other checks, never in a measurement
     params:
         archived=archived_of,  # refused in the job itself when the namespace is archived
         variants=lambda w: {s["variant"]: s["cubin"] for s in subjects_of(ns_of(w), w.op).values() if s["cubin"]},

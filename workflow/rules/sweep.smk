@@ -14,7 +14,7 @@ rule sweep_check:
         benchmark_of("sweep_check", "ns", "op")
     priority: sweep_check_priority
     resources:
-        gpu_share=1,
+        **gpu_slot(RANK_SWEEP_CHECK),
     params:
         archived=archived_of,  # refused in the job itself when the namespace is archived
         points=lambda w: sweep_points(ns_of(w), w.op)[0],
@@ -35,7 +35,7 @@ rule sweep_capture:
     benchmark:
         benchmark_of("sweep_capture", "ns", "op")
     resources:
-        gpu_share=1,  # a slot, as a check: the measurement window takes the GPU alone (gpulock.py)
+        **gpu_slot(RANK_SWEEP_CAPTURE),  # a slot, as a check: the measurement window takes its GPU alone
     params:
         archived=archived_of,  # refused in the job itself when the namespace is archived
         points=lambda w: sweep_points(ns_of(w), w.op)[0],

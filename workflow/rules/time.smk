@@ -14,7 +14,7 @@ rule time:
     benchmark:
         benchmark_of("time", "ns", "op")
     resources:
-        gpu_share=1,  # a slot, as a check: the measurement window takes the GPU alone (gpulock.py)
+        **gpu_slot(RANK_TIME),  # a slot, as a check: the measurement window takes its GPU alone (gpulock.py)
     params:
         archived=archived_of,  # refused in the job itself when the namespace is archived
         op=lambda w: ns_of(w).op_params(w.op),
