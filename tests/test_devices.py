@@ -54,3 +54,86 @@ def test_every_op_s_jobs_of_one_kind_fall_on_each_gpu_in_turn(gpus):
 
     placed = [devices.of(gpus, op, rank=0) for op in OPS]
     assert placed == [i % gpus for i in range(len(OPS))]
+
+
+# What the evidence says about the GPUs
+
+
+def two_gpu_kernels():
+    """The mage-006 capture fixture as if its GELU had run on a second GPU of the host."""
+    import pandas as pd
+    from test_note import FIXTURES
+
+    kernels = pd.read_parquet(FIXTURES / "h200-mage-006-kernels.parquet")
+    second = kernels["op"] == "gelu"
+    return kernels.assign(gpu_index=second.astype(int), gpu_uuid=second.map({False: "GPU-a", True: "GPU-b"}),
+                          gpu_name="NVIDIA H200")
+
+
+def test_the_note_says_when_the_measurements_ran_on_several_gpus():
+    from test_note import h200_tables
+
+    from fieldnote import note
+
+    tables = h200_tables()
+    assert "GPUs of one host" not in note.render("x", "", {"gpu": "NVIDIA H200"}, tables)
+    one = tables["kernels"].assign(gpu_index=0, gpu_uuid="GPU-a", gpu_name="NVIDIA H200")
+    assert "GPUs of one host" not in note.render("x", "", {"gpu": "NVIDIA H200"}, {**tables, "kernels": one})
+    text = note.render("x", "", {"gpu": "NVIDIA H200"}, {**tables, "kernels": two_gpu_kernels()})
+    assert "The measurements ran on 2 GPUs of one host (2 x NVIDIA H200)" in text
+
+
+def test_the_capture_summary_keeps_each_capture_s_gpu():
+    from fieldnote.capture.summary import summarize
+
+    summary = summarize(two_gpu_kernels())
+    assert set(summary.groupby("op")["gpu_uuid"].agg(frozenset)) == {frozenset({"GPU-a"}), frozenset({"GPU-b"})}
+
+
+def test_the_control_band_compares_captures_of_one_gpu_model_only():
+    import pandas as pd
+
+    from fieldnote.measurements import control_band
+
+    rows = pd.DataFrame({"op": "gelu", "subject": "cuda", "backend": "nsys", "capture": range(4),
+                         "kernel_us_per_iteration": [5.0, 5.0, 5.0, 9.0],
+                         "gpu_name": ["NVIDIA H200"] * 3 + ["NVIDIA H100"]})
+    assert not control_band(rows, 0.05)["under_load"].any()  # the H100's capture has no band of its model
+    assert control_band(rows.drop(columns="gpu_name"), 0.05)["under_load"].tolist() == [False] * 3 + [True]
+
+
+def test_drift_compares_an_op_only_between_captures_on_one_gpu_model():
+    from test_note import h200_tables
+
+    from fieldnote import history
+
+    tables = h200_tables()
+    base = (tables["summary"], tables["kernels"].assign(gpu_name="NVIDIA H200"))
+    same = history.drift(base, (tables["summary"], tables["kernels"].assign(gpu_name="NVIDIA H200")))
+    other = tables["kernels"].assign(gpu_name=tables["kernels"]["op"].map(lambda op: "NVIDIA H100" if op == "gelu"
+                                                                          else "NVIDIA H200"))
+    moved = history.drift(base, (tables["summary"], other))
+    assert "gelu" in set(same["op"]) and set(moved["op"]) == set(same["op"]) - {"gelu"}
+    unrecorded = history.drift((tables["summary"], tables["kernels"]), (tables["summary"], other))
+    assert set(unrecorded["op"]) == set(same["op"])  # where one side does not record its GPU, nothing to compare
+
+
+def test_a_capture_session_puts_its_gpu_on_every_row_and_refuses_one_without(tmp_path):
+    import json
+
+    import pandas as pd
+
+    from fieldnote import capture
+
+    class Backend:
+        @staticmethod
+        def capture(job, workdir, keep):
+            return pd.DataFrame({"kernel": ["k", "k"], "duration_us": [1.0, 2.0]})
+
+    with pytest.raises(PipelineError, match="recorded no GPU"):
+        capture.session(Backend, None, tmp_path)
+    gpu = {"gpu_index": 1, "gpu_uuid": "GPU-b", "gpu_name": "NVIDIA H200", "session_sm_clock_mhz": 1980,
+           "session_memory_clock_mhz": 3201}
+    (tmp_path / "job.json.gpu.json").write_text(json.dumps(gpu))
+    table = capture.session(Backend, None, tmp_path)
+    assert table[list(gpu)].drop_duplicates().to_dict("records") == [gpu]

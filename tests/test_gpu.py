@@ -221,3 +221,26 @@ def test_what_inductor_generated_is_read_and_stable_across_compiles():
     first, again = inductor_choice("gelu", arrays, "cuda"), inductor_choice("gelu", arrays, "cuda")
     assert first == again and len(first["generated_sha256"]) == 64
     assert first["generated_kernels"].startswith("triton_"), first
+
+
+def test_a_job_pinned_to_its_gpu_records_that_gpu_and_reads_its_clocks():
+    """The one-GPU run of the several-GPU code path (devices.py): a job holding slot 0 is pinned to the first
+    visible GPU, and what it records (gpu.identity, NVML's state) is that GPU's, found by UUID."""
+    import json
+    import os
+    import subprocess
+    import sys
+
+    code = ("import json, os; from fieldnote import devices, gpu; pinned = devices.pin({'gpu_share_0': 1}); "
+            "print(json.dumps({'pinned': pinned, 'visible': os.environ['CUDA_VISIBLE_DEVICES'], "
+            "**gpu.identity(), 'clock': gpu.State()().get('sm_clock_mhz')}))")
+    env = {k: v for k, v in os.environ.items() if k not in ("CUDA_VISIBLE_DEVICES", "SLURM_JOB_ID")}
+    done = subprocess.run([sys.executable, "-c", code], capture_output=True, text=True, env=env, check=True)
+    seen = json.loads(done.stdout.strip().splitlines()[-1])
+    import pynvml
+
+    pynvml.nvmlInit()
+    first = pynvml.nvmlDeviceGetHandleByIndex(0)
+    assert seen["pinned"] == seen["visible"] == "0"
+    assert seen["gpu_uuid"] == pynvml.nvmlDeviceGetUUID(first) and seen["gpu_index"] == 0
+    assert seen["gpu_name"] == pynvml.nvmlDeviceGetName(first) and seen["clock"] > 0

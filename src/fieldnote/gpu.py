@@ -51,6 +51,7 @@ def describe() -> dict:
     except Exception as e:  # NVML is optional evidence; its absence is recorded, not fatal
         info["driver"] = f"unavailable ({type(e).__name__})"
     info["clocks_at_start"] = State()()
+    info["host_gpus"] = host_gpus()
     info.update(pipeline())
     return info
 
@@ -80,17 +81,47 @@ _THROTTLE_NAMES = {  # nvmlClocksEventReasons / nvmlClocksThrottleReasons bits
     0x20: "sw_thermal", 0x40: "hw_thermal", 0x80: "hw_power_brake", 0x100: "display_clocks"}
 
 
+def host_gpus() -> list[dict]:
+    """Every GPU of the host as NVML lists them (index, UUID, name), whichever this process may use; none
+    without NVML."""
+    try:
+        import pynvml
+        pynvml.nvmlInit()
+        handles = [pynvml.nvmlDeviceGetHandleByIndex(i) for i in range(pynvml.nvmlDeviceGetCount())]
+        return [{"gpu_index": pynvml.nvmlDeviceGetIndex(h), "gpu_uuid": pynvml.nvmlDeviceGetUUID(h),
+                 "gpu_name": pynvml.nvmlDeviceGetName(h)} for h in handles]
+    except Exception:  # NVML is optional evidence
+        return []
+
+
+def identity() -> dict:
+    """The GPU this process runs on (CUDA's current device, after any CUDA_VISIBLE_DEVICES): its index on the host
+    as NVML numbers it, its UUID and its name. The index is null without NVML, never guessed."""
+    import torch
+
+    props = torch.cuda.get_device_properties(torch.cuda.current_device())
+    found = {"gpu_index": None, "gpu_uuid": f"GPU-{props.uuid}", "gpu_name": props.name}
+    try:
+        import pynvml
+        pynvml.nvmlInit()
+        found["gpu_index"] = pynvml.nvmlDeviceGetIndex(pynvml.nvmlDeviceGetHandleByUUID(found["gpu_uuid"]))
+    except Exception:  # NVML is optional evidence; its absence leaves the index null
+        pass
+    return found
+
+
 class State:
-    """GPU state read through NVML: clocks, temperature, power, utilization and throttle reasons.
+    """GPU state read through NVML: clocks, temperature, power, utilization and throttle reasons, of the GPU this
+    process runs on (found by its UUID: NVML numbers the host's GPUs whatever CUDA_VISIBLE_DEVICES says).
 
     Without NVML every reading is empty (and the columns come out null), never invented.
     """
 
-    def __init__(self, index: int = 0):
+    def __init__(self):
         try:
             import pynvml
             pynvml.nvmlInit()
-            self.nvml, self.handle = pynvml, pynvml.nvmlDeviceGetHandleByIndex(index)
+            self.nvml, self.handle = pynvml, pynvml.nvmlDeviceGetHandleByUUID(identity()["gpu_uuid"])
         except Exception:
             self.nvml = self.handle = None
 

@@ -37,15 +37,27 @@ def kernel_names(kernels: pd.DataFrame) -> pd.Series:
     return mine.groupby("op")["kernel"].agg(lambda names: " + ".join(sorted(set(names))))
 
 
+def gpu_models(kernels: pd.DataFrame) -> dict[str, frozenset]:
+    """The GPU models each op's hand-written kernels were captured on, where the evidence records them (not
+    the archives shipped up to 2026-12-01): drift compares an op only between captures on the same model."""
+    if "gpu_name" not in kernels:
+        return {}
+    mine = adopted(kernels)
+    mine = mine[mine["implementation"].isin(HAND_WRITTEN)].dropna(subset=["gpu_name"])
+    return {op: frozenset(names) for op, names in mine.groupby("op")["gpu_name"]}
+
+
 def drift(baseline: tuple[pd.DataFrame, pd.DataFrame], current: tuple[pd.DataFrame, pd.DataFrame]) -> pd.DataFrame:
     """For each op whose hand-written kernel is the same in both namespaces: its kernel time in each and the
     movement between them, from the times as the table shows them (so that a reader redoing it gets the same).
     Arguments are (summary, kernels) of the baseline and of this namespace."""
     same = kernel_names(baseline[1]).eq(kernel_names(current[1]).reindex(kernel_names(baseline[1]).index))
+    models = gpu_models(baseline[1]), gpu_models(current[1])
     before, after = hand_written_times(baseline[0]), hand_written_times(current[0])
     rows = [{"op": op, "baseline_us": before[op], "current_us": after[op],
              "movement_pct": (float(us(after[op])) - float(us(before[op]))) / float(us(before[op])) * 100}
-            for op in OPS if op in same.index and same[op]]
+            for op in OPS if op in same.index and same[op]
+            and (op not in models[0] or op not in models[1] or models[0][op] == models[1][op])]
     return pd.DataFrame(rows, columns=["op", "baseline_us", "current_us", "movement_pct"])
 
 

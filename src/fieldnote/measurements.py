@@ -137,8 +137,8 @@ def control_band(capture_summary: pd.DataFrame, margin: float) -> pd.DataFrame:
     out = capture_summary.copy()
     out["band_min_us"], out["band_max_us"], out["band_margin"] = float("nan"), float("nan"), margin
     out["under_load"] = False
-    for _, group in out.groupby([*KEY, "backend", *(["cache"] if "cache" in out else [])],
-                                sort=False):
+    same = [c for c in ("cache", "gpu_name") if c in out]  # a band of one cache state, of one GPU model
+    for _, group in out.groupby([*KEY, "backend", *same], sort=False):
         values = group["kernel_us_per_iteration"]
         if len(values) < 3:
             continue

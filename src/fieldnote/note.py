@@ -392,6 +392,19 @@ def against_predictions(predictions, summary: pd.DataFrame, attempts_table) -> p
     return pd.DataFrame(rows)
 
 
+def several_gpus(tables: dict[str, pd.DataFrame]) -> str:
+    """A sentence where the measurements ran on more than one GPU of the host (devices.py), else nothing."""
+    recorded = [tables[t][["gpu_uuid", "gpu_name"]] for t in ("kernels", "gpu_state")
+                if "gpu_uuid" in tables.get(t, {})]
+    gpus = pd.concat(recorded).dropna().drop_duplicates("gpu_uuid") if recorded else pd.DataFrame()
+    if len(gpus) < 2:
+        return ""
+    models = ", ".join(f"{n} x {m}" for m, n in gpus["gpu_name"].value_counts().sort_index().items())
+    return (f" The measurements ran on {len(gpus)} GPUs of one host ({models}), each job alone on its own; every "
+            "capture and timing names its GPU in the evidence (`gpu_index`, `gpu_uuid`), and the control band "
+            "compares captures of one GPU model only.")
+
+
 def render(namespace: str, description: str, environment: dict, tables: dict[str, pd.DataFrame],
            history: dict | None = None, roofline: tuple[dict, dict] | None = None,
            targets: dict | None = None, provenance: dict | None = None, figures: dict | None = None) -> str:
@@ -411,7 +424,7 @@ def render(namespace: str, description: str, environment: dict, tables: dict[str
         f"GPU: {environment.get('gpu', 'unknown')}. Kernel time is the sum of "
         f"captured kernel durations per iteration ({', '.join(sorted(set(summary['backend'].dropna())))}); a span "
         f"is the mean of {samples.min()} warmed CUDA-event samples around one call "
-        f"in {eager['round'].nunique()} rounds with rotating implementation order.",
+        f"in {eager['round'].nunique()} rounds with rotating implementation order.{several_gpus(tables)}",
         f"## Kernel and span per operation ({mine})", made["kernel_and_span"],
         "## GPU kernel time, all implementations (µs)", made["kernel"],
         "## Time around the call, all implementations (mean span, µs)", made["span"],

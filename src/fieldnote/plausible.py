@@ -47,7 +47,7 @@ def _at_least_zero(v):
 
 COUNTS = {"launches", "iterations", "captures", "launches_per_iteration", "checked_elements", "nonfinite_elements",
           "registers", "cuobjdump_registers", "launch", "iteration", "round", "position", "capture", "num_warps",
-          "barriers"}
+          "barriers", "gpu_index"}
 # (which columns, what a bad value is, what a value must be): the plausibility of evidence, by column name.
 OPTIONAL_US = {"band_min_us", "band_max_us"}  # no band where an implementation was captured fewer than 3 times
 PLAUSIBLE: tuple[tuple[Callable[[str], bool], Callable, str], ...] = (

@@ -32,6 +32,11 @@ def c(names: str, unit: str, meaning: str) -> Column:
 
 
 NS = c("namespace", "", "the namespace the row belongs to")
+GPU = c("gpu_index gpu_uuid gpu_name", "", "the GPU it ran on: its index on the host as NVML numbers it, its UUID "
+                                          "and its name (gpu.identity; absent from the archives shipped up to "
+                                          "2026-12-01)")
+SESSION_CLOCKS = c("session_sm_clock_mhz session_memory_clock_mhz", "MHz", "NVML, on that GPU, at the end of the "
+                                                                         "profiled session")
 SUBJECT = c("op subject", "", "the op, and the subject as jobs, files and NVTX ranges name it (subjects.py): an "
                               "implementation of the namespace, an attempt's variant, `impl@shape` in the sweep")
 WHAT = "the implementation (a peer, or a hand-written kernel's toolchain) and the variant it runs (a peer's own name)"
@@ -63,6 +68,7 @@ KERNEL_COLUMNS = (
     c("grid block", "", "launch shape, `x,y,z`"), c("registers", "per thread", "as the profiler reports"),
     c("static_shared_bytes dynamic_shared_bytes shared_bytes", "bytes", "shared memory, declared, requested at "
                                                                         "launch, and both"),
+    GPU, SESSION_CLOCKS,
 )
 PTX_WIDTHS = " ".join(f"{kind}{w}" for kind in ("global_loads", "global_stores", "async_copies")
                       for w in ("", "_32bit", "_64bit", "_128bit"))
@@ -106,12 +112,12 @@ REGISTRY = (
     Table("gpu_state", "op, round and subject block of the timing stage", (
         NS, *SUBJECTS, c("round position", "", "as in spans"),
         c("sm_clock_mhz memory_clock_mhz temperature_c power_w utilization_gpu_pct", "MHz, °C, W, %", "NVML"),
-        c("throttle_reasons throttle_names", "", "NVML's bitmask and its names"),
+        c("throttle_reasons throttle_names", "", "NVML's bitmask and its names"), GPU,
     )),
     Table("kernels", "captured kernel", KERNEL_COLUMNS, imported=True),
     Table("sweep_kernels", "captured kernel of a sweep point (subject `impl@shape`)", KERNEL_COLUMNS),
     Table("capture_summary", "op, subject, backend, capture (and cache)", (
-        NS, *SUBJECTS, c("backend capture cache iterations", "", "as in kernels"),
+        NS, *SUBJECTS, c("backend capture cache iterations", "", "as in kernels"), GPU,
         c("launches launches_per_iteration", "count", "kernels in the range; per iteration, a whole number or the "
                                                       "stage fails"),
         c("kernel_us_per_iteration", "µs", "sum of kernel durations / iterations, gaps excluded"),
@@ -148,6 +154,7 @@ REGISTRY = (
     Table("counters", "ncu: kernel launch and metric", (
         NS, *SUBJECTS, c("backend backend_version kernel launch", "", "as in kernels"),
         c("metric name value unit", "", "ncu's metric name, its short name, the value in ncu's base unit"),
+        GPU, SESSION_CLOCKS,
     )),
     Table("sanitizer", "variant, tool and shape (compute-sanitizer in the gate)", (
         NS, c("op variant tool shape", "", "memcheck, racecheck, synccheck or initcheck, at a small, tail or edge "

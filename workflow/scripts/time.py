@@ -32,7 +32,7 @@ def main(snakemake):
         graph = timing.graph_spans(calls, t["rounds"], t["iterations"], t["warmup"], t["graph_replays"], state)
         verified.checksum(calls)
     described = attributes(w.op, p.subjects, p.op["shape"])
-    spans, states = pd.DataFrame(eager + graph), pd.DataFrame(states)
+    spans, states = pd.DataFrame(eager + graph), pd.DataFrame(states).assign(**gpu.identity())
     spans.insert(0, "op", w.op)
     states.insert(0, "op", w.op)
     write_table(snakemake.output.state, describe(states, described))

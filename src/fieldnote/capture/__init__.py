@@ -110,4 +110,17 @@ def session(module, job: Job, workdir, keep=None):
     start = time.perf_counter()
     table = module.capture(job, Path(workdir), keep)
     account(workdir, time.perf_counter() - start)
-    return table
+    return table.assign(**on_gpu(workdir))
+
+
+def on_gpu(workdir) -> dict:
+    """The GPU the profiled process ran on and its clocks at the session's end (run.main writes them)."""
+    import json
+    from pathlib import Path
+
+    from ..errors import PipelineError
+
+    found = Path(workdir) / "job.json.gpu.json"
+    if not found.exists():
+        raise PipelineError(f"capture: the profiled process recorded no GPU ({found.name} missing)")
+    return json.loads(found.read_text())

@@ -142,7 +142,14 @@ def main(job_path: str, mode: str, trace: str | None = None) -> None:
             profile_torch(job, trace)
         else:
             raise SystemExit(f"unknown mode {mode}")
-        # the profiled process's own phases, for the capture job's account (capture.account)
+        # the profiled process's own phases, for the capture job's account (capture.account), and the GPU it ran
+        # on with its clocks as the session ends (capture.session puts them on every row)
+        from ..gpu import State, identity
+
+        state = State()()
+        gpu = {**identity(), "session_sm_clock_mhz": state.get("sm_clock_mhz"),
+               "session_memory_clock_mhz": state.get("memory_clock_mhz")}
+        open(f"{job_path}.gpu.json", "w").write(json.dumps(gpu))
         phases = {"wall": since_process_start(), **spent()}
         open(f"{job_path}.phases.json", "w").write(json.dumps(phases))
     except PipelineError as e:  # a timed call that computed a wrong result: the profiler's job reports this line

@@ -27,12 +27,15 @@ def per_iteration(kernels: pd.DataFrame, iterations: int, what: str) -> dict:
             "kernel_names": " | ".join(dict.fromkeys(kernels["kernel"]))}
 
 
+GPU = ("gpu_index", "gpu_uuid", "gpu_name")  # the GPU of each capture, where the evidence records it
+
+
 def summarize(kernels: pd.DataFrame) -> pd.DataFrame:
     """One row per (op, subject, backend, capture) from a kernels table that carries `iterations`; only kernels
     inside their own range count."""
     rows = []
     keys = ["op", *[c for c in COLUMNS if c in kernels], "backend", *(["cache"] if "cache" in kernels else []),
-            "capture"]
+            "capture", *[c for c in GPU if c in kernels]]
     for key, group in in_ranges(kernels.dropna(subset=["subject"])).groupby(keys, sort=False, dropna=False):
         what = "capture " + "/".join(map(str, key))
         rows.append({**dict(zip(keys, key, strict=True)),
