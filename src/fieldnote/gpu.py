@@ -97,10 +97,14 @@ def host_gpus() -> list[dict]:
 def identity() -> dict:
     """The GPU this process runs on (CUDA's current device, after any CUDA_VISIBLE_DEVICES): its index on the host
     as NVML numbers it, its UUID and its name. The index is null without NVML, never guessed."""
+    from uuid import UUID
+
     import torch
 
     props = torch.cuda.get_device_properties(torch.cuda.current_device())
-    found = {"gpu_index": None, "gpu_uuid": f"GPU-{props.uuid}", "gpu_name": props.name}
+    # torch prints the UUID bare; NVML (and nvidia-smi) name the GPU `GPU-<uuid>`, in lower case
+    uuid = f"GPU-{UUID(str(props.uuid).removeprefix('GPU-'))}"
+    found = {"gpu_index": None, "gpu_uuid": uuid, "gpu_name": props.name}
     try:
         import pynvml
         pynvml.nvmlInit()
