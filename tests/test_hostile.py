@@ -546,8 +546,11 @@ def test_ctrl_c_stops_a_job_with_one_line(checkout):
     target = path_for("matmul", shape, 20260910)
     env = {**os.environ, "PYTHONPATH": str(checkout / "src"), "FIELDNOTE_ROOT": str(checkout)}
     inside = tree(checkout)
+    # a terminal's foreground job: SIGINT not ignored, as it is for anything started in the background (a CI
+    # runner's `cmd &`), whose Pythons would then never see the Ctrl-C
     run = subprocess.Popen([sys.executable, "-m", "snakemake", "--cores", "1", target], cwd=checkout, env=env,
-                           stdout=subprocess.PIPE, stderr=subprocess.PIPE, text=True, start_new_session=True)
+                           stdout=subprocess.PIPE, stderr=subprocess.PIPE, text=True, start_new_session=True,
+                           preexec_fn=lambda: signal.signal(signal.SIGINT, signal.SIG_DFL))
     # the job's log is opened by the job itself (script.entry), inside the handler that turns Ctrl-C into a line:
     # waiting for the script file alone left a loaded machine signalling before Snakemake had started the job
     log = checkout / "work" / "logs" / "inputs" / "matmul" / f"{Path(target).stem.replace('-seed', '/')}.log"
