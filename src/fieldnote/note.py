@@ -400,9 +400,9 @@ def several_gpus(tables: dict[str, pd.DataFrame]) -> str:
     if len(gpus) < 2:
         return ""
     models = ", ".join(f"{n} x {m}" for m, n in gpus["gpu_name"].value_counts().sort_index().items())
-    return (f" The measurements ran on {len(gpus)} GPUs of one host ({models}), each job alone on its own; every "
-            "capture and timing names its GPU in the evidence (`gpu_index`, `gpu_uuid`), and the control band "
-            "compares captures of one GPU model only.")
+    return (f" The measurements ran on {len(gpus)} GPUs of one host ({models}), each measurement window alone on "
+            "its GPU; every capture and timing names its GPU in the evidence (`gpu_index`, `gpu_uuid`), and the "
+            "control band compares captures of one GPU model only.")
 
 
 def render(namespace: str, description: str, environment: dict, tables: dict[str, pd.DataFrame],
