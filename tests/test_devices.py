@@ -137,3 +137,22 @@ def test_a_capture_session_puts_its_gpu_on_every_row_and_refuses_one_without(tmp
     (tmp_path / "job.json.gpu.json").write_text(json.dumps(gpu))
     table = capture.session(Backend, None, tmp_path)
     assert table[list(gpu)].drop_duplicates().to_dict("records") == [gpu]
+
+
+@pytest.mark.parametrize("raw", ["58a1d0b2-3c4d-4e5f-8a9b-0c1d2e3f4a5b", "58A1D0B2-3C4D-4E5F-8A9B-0C1D2E3F4A5B",
+                                 "GPU-58a1d0b2-3c4d-4e5f-8a9b-0c1d2e3f4a5b"])
+def test_torch_s_uuid_reads_as_nvml_names_the_gpu(raw):
+    from fieldnote.gpu import _nvml_uuid
+
+    assert _nvml_uuid(raw) == "GPU-58a1d0b2-3c4d-4e5f-8a9b-0c1d2e3f4a5b"
+
+
+def test_a_uuid_given_as_its_bytes_reads_too_and_anything_else_as_none():
+    from types import SimpleNamespace
+    from uuid import UUID
+
+    from fieldnote.gpu import _nvml_uuid
+
+    raw = SimpleNamespace(bytes=UUID("58a1d0b2-3c4d-4e5f-8a9b-0c1d2e3f4a5b").bytes)
+    assert _nvml_uuid(raw) == "GPU-58a1d0b2-3c4d-4e5f-8a9b-0c1d2e3f4a5b"
+    assert _nvml_uuid("not a uuid") is None

@@ -94,17 +94,26 @@ def host_gpus() -> list[dict]:
         return []
 
 
+def _nvml_uuid(raw) -> str | None:
+    """torch's device UUID (printed bare, or its 16 bytes) as NVML and nvidia-smi name the GPU: `GPU-<uuid>`, lower
+    case; None where it reads as neither."""
+    from uuid import UUID
+
+    for read in (lambda: UUID(str(raw).removeprefix("GPU-")), lambda: UUID(bytes=bytes(raw.bytes))):
+        try:
+            return f"GPU-{read()}"
+        except (AttributeError, TypeError, ValueError):
+            continue
+    return None
+
+
 def identity() -> dict:
     """The GPU this process runs on (CUDA's current device, after any CUDA_VISIBLE_DEVICES): its index on the host
     as NVML numbers it, its UUID and its name. The index is null without NVML, never guessed."""
-    from uuid import UUID
-
     import torch
 
     props = torch.cuda.get_device_properties(torch.cuda.current_device())
-    # torch prints the UUID bare; NVML (and nvidia-smi) name the GPU `GPU-<uuid>`, in lower case
-    uuid = f"GPU-{UUID(str(props.uuid).removeprefix('GPU-'))}"
-    found = {"gpu_index": None, "gpu_uuid": uuid, "gpu_name": props.name}
+    found = {"gpu_index": None, "gpu_uuid": _nvml_uuid(props.uuid), "gpu_name": props.name}
     try:
         import pynvml
         pynvml.nvmlInit()
@@ -125,7 +134,11 @@ class State:
         try:
             import pynvml
             pynvml.nvmlInit()
-            self.nvml, self.handle = pynvml, pynvml.nvmlDeviceGetHandleByUUID(identity()["gpu_uuid"])
+            uuid = identity()["gpu_uuid"]
+            if uuid is None and pynvml.nvmlDeviceGetCount() != 1:
+                raise LookupError("which of the host's GPUs this is")  # not read from a GPU it may not be
+            self.nvml = pynvml
+            self.handle = pynvml.nvmlDeviceGetHandleByUUID(uuid) if uuid else pynvml.nvmlDeviceGetHandleByIndex(0)
         except Exception:
             self.nvml = self.handle = None
 
