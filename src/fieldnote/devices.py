@@ -24,16 +24,10 @@ def visible() -> list[str]:
     listed = os.environ.get("CUDA_VISIBLE_DEVICES")
     if listed is not None:
         return [d.strip() for d in listed.split(",") if d.strip()]
-    try:
-        import pynvml
+    from .gpu import nvml
 
-        pynvml.nvmlInit()
-        try:
-            return [str(i) for i in range(pynvml.nvmlDeviceGetCount())]
-        finally:
-            pynvml.nvmlShutdown()
-    except Exception:  # no driver, no library: no GPU here (the GPU jobs stop at gpu_probe with one line)
-        return []
+    n = nvml()  # none without a driver or the library: the GPU jobs then stop at gpu_probe, with one line
+    return [str(i) for i in range(n.nvmlDeviceGetCount())] if n else []
 
 
 def count(config: dict) -> int:

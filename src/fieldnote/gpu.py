@@ -81,17 +81,24 @@ _THROTTLE_NAMES = {  # nvmlClocksEventReasons / nvmlClocksThrottleReasons bits
     0x20: "sw_thermal", 0x40: "hw_thermal", 0x80: "hw_power_brake", 0x100: "display_clocks"}
 
 
-def host_gpus() -> list[dict]:
-    """Every GPU of the host as NVML lists them (index, UUID, name), whichever this process may use; none
-    without NVML."""
+def nvml():
+    """pynvml, initialized; None without the library or a driver (NVML is optional evidence: what it would have
+    said is left null, never guessed)."""
     try:
         import pynvml
         pynvml.nvmlInit()
-        handles = [pynvml.nvmlDeviceGetHandleByIndex(i) for i in range(pynvml.nvmlDeviceGetCount())]
-        return [{"gpu_index": pynvml.nvmlDeviceGetIndex(h), "gpu_uuid": pynvml.nvmlDeviceGetUUID(h),
-                 "gpu_name": pynvml.nvmlDeviceGetName(h)} for h in handles]
-    except Exception:  # NVML is optional evidence
-        return []
+        return pynvml
+    except Exception:
+        return None
+
+
+def host_gpus() -> list[dict]:
+    """Every GPU of the host as NVML lists them (index, UUID, name), whichever this process may use; none
+    without NVML."""
+    n = nvml()
+    handles = [n.nvmlDeviceGetHandleByIndex(i) for i in range(n.nvmlDeviceGetCount())] if n else []
+    return [{"gpu_index": n.nvmlDeviceGetIndex(h), "gpu_uuid": n.nvmlDeviceGetUUID(h),
+             "gpu_name": n.nvmlDeviceGetName(h)} for h in handles]
 
 
 def _nvml_uuid(raw) -> str | None:
@@ -107,20 +114,36 @@ def _nvml_uuid(raw) -> str | None:
     return None
 
 
-def identity() -> dict:
-    """The GPU this process runs on (CUDA's current device, after any CUDA_VISIBLE_DEVICES): its index on the host
-    as NVML numbers it, its UUID and its name. The index is null without NVML, never guessed."""
+def _current():
     import torch
 
-    props = torch.cuda.get_device_properties(torch.cuda.current_device())
-    found = {"gpu_index": None, "gpu_uuid": _nvml_uuid(props.uuid), "gpu_name": props.name}
+    return torch.cuda.get_device_properties(torch.cuda.current_device())
+
+
+def uuid() -> str | None:
+    """The UUID of the GPU this process runs on (CUDA's current device, after any CUDA_VISIBLE_DEVICES)."""
+    return _nvml_uuid(_current().uuid)
+
+
+def _handle(n):
+    """NVML's handle of this process's GPU: by its UUID, or the host's only GPU; None where it cannot be told
+    which of the host's GPUs this is (nothing is read from a GPU it may not be)."""
+    found = uuid()
     try:
-        import pynvml
-        pynvml.nvmlInit()
-        found["gpu_index"] = pynvml.nvmlDeviceGetIndex(pynvml.nvmlDeviceGetHandleByUUID(found["gpu_uuid"]))
-    except Exception:  # NVML is optional evidence; its absence leaves the index null
-        pass
-    return found
+        if found:
+            return n.nvmlDeviceGetHandleByUUID(found)
+        return n.nvmlDeviceGetHandleByIndex(0) if n.nvmlDeviceGetCount() == 1 else None
+    except n.NVMLError:
+        return None
+
+
+def identity() -> dict:
+    """The GPU this process runs on: its index on the host as NVML numbers it, its UUID and its name. The index
+    is null without NVML, never guessed."""
+    n = nvml()
+    handle = _handle(n) if n else None
+    return {"gpu_index": n.nvmlDeviceGetIndex(handle) if handle else None, "gpu_uuid": uuid(),
+            "gpu_name": _current().name}
 
 
 class State:
@@ -131,16 +154,8 @@ class State:
     """
 
     def __init__(self):
-        try:
-            import pynvml
-            pynvml.nvmlInit()
-            uuid = identity()["gpu_uuid"]
-            if uuid is None and pynvml.nvmlDeviceGetCount() != 1:
-                raise LookupError("which of the host's GPUs this is")  # not read from a GPU it may not be
-            self.nvml = pynvml
-            self.handle = pynvml.nvmlDeviceGetHandleByUUID(uuid) if uuid else pynvml.nvmlDeviceGetHandleByIndex(0)
-        except Exception:
-            self.nvml = self.handle = None
+        self.nvml = nvml()
+        self.handle = _handle(self.nvml) if self.nvml else None
 
     def __call__(self) -> dict:
         if self.handle is None:

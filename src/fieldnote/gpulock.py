@@ -30,9 +30,9 @@ def path() -> Path:
 def _device() -> str:
     import torch
 
-    if not torch.cuda.is_available():
-        return "none"
-    return str(torch.cuda.get_device_properties(torch.cuda.current_device()).uuid)
+    from .gpu import uuid
+
+    return (uuid() if torch.cuda.is_available() else None) or "none"
 
 
 @contextmanager

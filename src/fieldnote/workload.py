@@ -36,7 +36,7 @@ def prepare_drawn(op: str, implementation: str, shape: dict, seed: int, variant:
                   what)
 
 
-def first_calls(calls: dict) -> None:
+def first_calls(calls) -> None:
     """Each call once, untimed, before its warm-up: what compiles, autotunes or JITs does so here, outside the
     measurement window (gpulock)."""
     import torch
@@ -44,7 +44,7 @@ def first_calls(calls: dict) -> None:
     from .progress import FIRST, phase
 
     with phase(FIRST):
-        for call in calls.values():
+        for call in calls:
             call()
         torch.cuda.synchronize()
 

@@ -25,7 +25,7 @@ def main(snakemake):
                                             s["variant"], s["cubin"], p.op["tolerance"],
                                             f"{w.ns}: {w.op} / {name} at {shape}")
                      for name, s in p.subjects.items()}
-        workload.first_calls(calls)
+        workload.first_calls(calls.values())
     state = gpu.State()
     with gpulock.exclusive():  # warm-up and every timed call with the GPU to itself
         eager, states = timing.spans(calls, t["rounds"], t["iterations"], t["warmup"], timing.EventClock(), state)

@@ -118,8 +118,6 @@ def on_gpu(workdir) -> dict:
     import json
     from pathlib import Path
 
-    from ..errors import PipelineError
-
     found = Path(workdir) / "job.json.gpu.json"
     if not found.exists():
         raise PipelineError(f"capture: the profiled process recorded no GPU ({found.name} missing)")

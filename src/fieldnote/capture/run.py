@@ -11,7 +11,7 @@ import json
 import sys
 from contextlib import nullcontext
 
-from ..progress import FIRST, FLUSH, MEASURE, PREPARE, START, VERIFY, WARMUP, add, phase, since_process_start, spent
+from ..progress import FLUSH, MEASURE, PREPARE, START, VERIFY, WARMUP, add, phase, since_process_start, spent
 from . import Job
 
 
@@ -69,11 +69,9 @@ def prepared(job: Job) -> tuple[dict, dict]:
     """(every subject's measured call, the ceiling's copies by configuration), each called once (the first call
     compiles, autotunes or JITs what does so): beside other jobs' GPU work (gpulock.shared)."""
     with phase(PREPARE):
-        import torch
-
         from ..ceiling import streams
         from ..gpulock import shared
-        from ..workload import prepare, prepare_drawn
+        from ..workload import first_calls, prepare, prepare_drawn
     with shared():
         with phase(PREPARE):
             calls = {name: prepare_drawn(job.op, s["implementation"], s["shape"], s["seed"], s["variant"],
@@ -82,10 +80,8 @@ def prepared(job: Job) -> tuple[dict, dict]:
                                                   s["cubin"], job.tolerance, job.what(name, s))
                      for name, s in job.subjects.items()}
             copies = streams(job.op, job.shape) if job.ceiling else {}
-        for call in [*calls.values(), *copies.values()] if job.warmup else []:
-            with phase(FIRST):
-                call()
-        torch.cuda.synchronize()
+        if job.warmup:
+            first_calls([*calls.values(), *copies.values()])
     return calls, copies
 
 
