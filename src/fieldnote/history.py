@@ -30,11 +30,15 @@ def progression(summaries: dict[str, pd.DataFrame], changes: dict[str, str], ops
     return pd.DataFrame(rows)
 
 
+def hand_written_kernels(kernels: pd.DataFrame) -> pd.DataFrame:
+    """The captured kernels of the namespace's own hand-written implementations (not attempts, not sweep points)."""
+    mine = adopted(kernels)
+    return mine[mine["implementation"].isin(HAND_WRITTEN)]
+
+
 def kernel_names(kernels: pd.DataFrame) -> pd.Series:
     """The hand-written kernels each op launched (sorted names, one string per op)."""
-    mine = adopted(kernels)
-    mine = mine[mine["implementation"].isin(HAND_WRITTEN)]
-    return mine.groupby("op")["kernel"].agg(lambda names: " + ".join(sorted(set(names))))
+    return hand_written_kernels(kernels).groupby("op")["kernel"].agg(lambda names: " + ".join(sorted(set(names))))
 
 
 def gpu_models(kernels: pd.DataFrame) -> dict[str, frozenset]:
@@ -42,8 +46,7 @@ def gpu_models(kernels: pd.DataFrame) -> dict[str, frozenset]:
     the archives shipped up to 2026-12-01): drift compares an op only between captures on the same model."""
     if "gpu_name" not in kernels:
         return {}
-    mine = adopted(kernels)
-    mine = mine[mine["implementation"].isin(HAND_WRITTEN)].dropna(subset=["gpu_name"])
+    mine = hand_written_kernels(kernels).dropna(subset=["gpu_name"])
     return {op: frozenset(names) for op, names in mine.groupby("op")["gpu_name"]}
 
 
