@@ -142,7 +142,8 @@ def test_spans_and_graph_replay_of_every_implementation(tmp_path):
 
 @pytest.mark.parametrize("backend", ["nsys", "cupti"])
 def test_capture_backends_see_every_launch_of_one_session(tmp_path, backend):
-    """One profiled session of torch and the cuda kernel: whole launch counts, each kernel in its own range."""
+    """One profiled session of torch and the cuda kernel, as the capture stage runs it: whole launch counts, each
+    kernel in its own range, every row carrying the GPU it ran on and its clocks."""
     from fieldnote import capture
     from fieldnote.capture.summary import summarize
 
@@ -154,7 +155,8 @@ def test_capture_backends_see_every_launch_of_one_session(tmp_path, backend):
     subjects = {"torch": {"implementation": "torch", "variant": None, "cubin": None},
                 "cuda": {"implementation": "cuda", "variant": "gelu_bias_tanh", "cubin": str(cubin)}}
     job = capture.Job("gelu", subjects, str(npz), shape, iterations=20, warmup=3, repeats=2)
-    kernels = module.capture(job, tmp_path).assign(op="gelu", backend=backend)
+    kernels = capture.session(module, job, tmp_path).assign(op="gelu", backend=backend)
+    assert kernels["gpu_uuid"].str.startswith("GPU-").all() and (kernels["session_sm_clock_mhz"] > 0).all()
     summary = summarize(kernels).set_index(["subject", "capture"])
     assert summary.loc[("torch", 0), "launches_per_iteration"] == 2  # the add, then the GELU
     assert summary.loc[("cuda", 1), "launches_per_iteration"] == 1

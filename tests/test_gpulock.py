@@ -56,3 +56,29 @@ def test_the_wait_is_a_phase_of_the_job(tmp_path, monkeypatch):
     with gpulock.exclusive():
         pass
     assert progress.spent()[progress.WAIT] >= before
+
+
+def _shared_free(lock) -> bool:
+    """Whether another holder could take the lock shared now."""
+    import fcntl
+    import os
+
+    fd = os.open(lock, os.O_RDWR | os.O_CREAT)
+    try:
+        fcntl.flock(fd, fcntl.LOCK_SH | fcntl.LOCK_NB)
+        return True
+    except BlockingIOError:
+        return False
+    finally:
+        os.close(fd)
+
+
+@pytest.mark.parametrize("implementation, device, alone", [("compiled", "cuda", True), ("torch", "cuda", False),
+                                                            ("cuda", "cuda", False), ("compiled", "cpu", False)])
+def test_a_check_has_the_gpu_to_itself_only_where_torch_compile_autotunes(tmp_path, monkeypatch, implementation,
+                                                                          device, alone):
+    lock = tmp_path / "gpu.lock"
+    monkeypatch.setenv("FIELDNOTE_GPU_LOCK", str(lock))
+    with gpulock.for_check(implementation, device):
+        assert _shared_free(lock) is not alone
+    assert _shared_free(lock)

@@ -2,7 +2,7 @@
 kind (rule), the wall time beside the phases, and what the phases leave (`other`: Snakemake's script preamble,
 writing the outputs, what no phase covers). Prints a Markdown table; with --write, docs/pipeline-time.md.
 
-    python tools/job_times.py WORK_LOGS_DIR [--title TEXT] [--write]
+    python tools/job_times.py WORK_LOGS_DIR... [--title TEXT]... [--write]
 """
 from __future__ import annotations
 
@@ -55,15 +55,20 @@ def markdown(t: pd.DataFrame) -> str:
 
 def main() -> None:
     parser = argparse.ArgumentParser(description=__doc__.splitlines()[0])
-    parser.add_argument("logs", type=Path)
-    parser.add_argument("--title", default="")
+    parser.add_argument("logs", type=Path, nargs="+", help="one work/logs directory per run")
+    parser.add_argument("--title", action="append", default=[], help="what each run was, in the order of the logs")
     parser.add_argument("--write", action="store_true")
     args = parser.parse_args()
-    text = markdown(table(jobs(args.logs)))
+    if len(args.title) > len(args.logs):
+        parser.error(f"{len(args.title)} titles for {len(args.logs)} runs")
+    titles = args.title + [""] * (len(args.logs) - len(args.title))
+    runs = zip(args.logs, titles, strict=True)
+    sections = [f"{title}\n\n{markdown(table(jobs(logs)))}".strip() for logs, title in runs]
+    text = "\n\n".join(sections)
     print(text)
     if args.write:
         page = ROOT / "docs" / "pipeline-time.md"
-        page.write_text(f"# Where a run's time goes\n\n{args.title}\n\n{text}\n")
+        page.write_text(f"# Where a run's time goes\n\n{text}\n")
 
 
 if __name__ == "__main__":

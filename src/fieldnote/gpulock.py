@@ -56,3 +56,14 @@ def shared():
 def exclusive():
     """A measurement window: no other process runs GPU work meanwhile."""
     return _held(fcntl.LOCK_EX)
+
+
+def for_check(implementation: str, device: str = "cuda"):
+    """The lock a check holds: shared with other checks, but the GPU to itself where torch.compile autotunes
+    (max-autotune times its candidate kernels, and the one it picks is what the timing and the captures run: under
+    another process's load it may pick a slower one); none on the CPU."""
+    from contextlib import nullcontext
+
+    if device != "cuda":
+        return nullcontext()
+    return exclusive() if implementation == "compiled" else shared()

@@ -5,18 +5,6 @@ from pathlib import Path
 from fieldnote.script import entry
 
 
-def _lock(device: str, impl: str):
-    """The GPU shared with other checks; to itself where torch.compile autotunes (max-autotune times its candidate
-    kernels, and the choice is what the timing and the captures run)."""
-    from contextlib import nullcontext
-
-    if device != "cuda":
-        return nullcontext
-    from fieldnote import gpulock
-
-    return gpulock.exclusive if impl == "compiled" else gpulock.shared
-
-
 @entry
 def main(snakemake):
     w, params = snakemake.wildcards, snakemake.params
@@ -30,7 +18,7 @@ def main(snakemake):
     from fieldnote.progress import PREPARE, phase
 
     with phase(PREPARE):
-        from fieldnote import check, inputs
+        from fieldnote import check, gpulock, inputs
         if impl == "triton" and device == "cpu":
             from fieldnote.triton_compat import fix_interpreter_scalar_index
             fix_interpreter_scalar_index()
@@ -40,12 +28,11 @@ def main(snakemake):
         from fieldnote.subjects import attributes, describe
 
         op = params.op
-        lock = _lock(device, impl)
         variant = OPS[w.op].variant(params.subject["variant"]) if params.subject["variant"] else None
         run = runner(w.op, impl, variant, Path(snakemake.input.cubin) if variant else None)
         interpreted = device == "cpu" and impl == "triton"  # the interpreter is too slow for the full shapes
         cases = check.cases(w.op, op["shape"], op["seed"], inputs.read(snakemake.input.npz), small_only=interpreted)
-    with lock():
+    with gpulock.for_check(impl, device):
         table = check.run_checks(run, w.op, w.subject, device, cases, op["tolerance"])
     table = describe(table, attributes(w.op, {w.subject: params.subject}, op["shape"]))
     if interpreted:
@@ -57,7 +44,7 @@ def main(snakemake):
     if impl == "compiled":  # what Inductor chose at the namespace's shape is evidence (issue 17)
         from fieldnote.implementations import inductor_choice
 
-        with lock():
+        with gpulock.for_check(impl, device):
             choice = inductor_choice(w.op, cases[0].inputs, device)
         table = table.assign(**{k: [v if c == "full" else None for c in table["case"]] for k, v in choice.items()})
     write_table(snakemake.output[0], table)

@@ -73,10 +73,11 @@ def parse_trace(path: str | Path) -> pd.DataFrame:
 def capture(job: Job, workdir: Path, keep: Path | None = None) -> pd.DataFrame:
     if not available():
         raise PipelineError("capture backend cupti: torch sees no CUDA device")
-    from .run import profile_torch
+    from .run import profile_torch, record_gpu
 
     trace = workdir / "trace.json"
     profile_torch(job, str(trace))  # in this process: torch.profiler needs no outside tool
+    record_gpu(workdir / "job.json")
     if keep is not None:
         shutil.copy(trace, keep.with_suffix(".json"))
     return label(parse_trace(trace), job)

@@ -126,6 +126,17 @@ def profile_torch(job: Job, trace: str) -> None:
     prof.export_chrome_trace(trace)
 
 
+def record_gpu(job_path) -> None:
+    """The GPU this process ran on and its clocks as the session ends, beside the job file (capture.on_gpu reads
+    them and puts them on every row)."""
+    from ..gpu import State, identity
+
+    state = State()()
+    gpu = {**identity(), "session_sm_clock_mhz": state.get("sm_clock_mhz"),
+           "session_memory_clock_mhz": state.get("memory_clock_mhz")}
+    open(f"{job_path}.gpu.json", "w").write(json.dumps(gpu))
+
+
 def main(job_path: str, mode: str, trace: str | None = None) -> None:
     from ..errors import PipelineError
 
@@ -138,14 +149,8 @@ def main(job_path: str, mode: str, trace: str | None = None) -> None:
             profile_torch(job, trace)
         else:
             raise SystemExit(f"unknown mode {mode}")
-        # the profiled process's own phases, for the capture job's account (capture.account), and the GPU it ran
-        # on with its clocks as the session ends (capture.session puts them on every row)
-        from ..gpu import State, identity
-
-        state = State()()
-        gpu = {**identity(), "session_sm_clock_mhz": state.get("sm_clock_mhz"),
-               "session_memory_clock_mhz": state.get("memory_clock_mhz")}
-        open(f"{job_path}.gpu.json", "w").write(json.dumps(gpu))
+        record_gpu(job_path)
+        # the profiled process's own phases, for the capture job's account (capture.account)
         phases = {"wall": since_process_start(), **spent()}
         open(f"{job_path}.phases.json", "w").write(json.dumps(phases))
     except PipelineError as e:  # a timed call that computed a wrong result: the profiler's job reports this line
