@@ -165,3 +165,21 @@ def test_h200_nsys_and_cupti_captures_of_one_run_agree_within_3_percent(tmp_path
     times = {b: summarize(label(k, job).assign(op="gelu", backend=b)).groupby("subject")
              ["kernel_us_per_iteration"].median() for b, k in runs.items()}
     assert ((times["cupti"] / times["nsys"] - 1).abs() < 0.03).all()
+
+
+
+@pytest.mark.parametrize("inner, here, profiler", [
+    ({"wall": 6.0, "measurement": 2.0}, 0.0, 4.0),  # nsys, ncu: the profiled process is one of its own
+    (None, 3.0, 7.0),  # CUPTI: the session ran in this process, whose phases hold 3 s of its 10 already
+])
+def test_a_session_s_time_is_counted_once(tmp_path, monkeypatch, inner, here, profiler):
+    import json
+
+    from fieldnote import capture, progress
+
+    monkeypatch.setattr(progress, "_spent", {})
+    if inner is not None:
+        (tmp_path / "job.json.phases.json").write_text(json.dumps(inner))
+    capture.account(tmp_path, 10.0, here)
+    own = {k: v for k, v in (inner or {}).items() if k != "wall"}
+    assert progress.spent() == pytest.approx({**own, progress.PROFILER: profiler})

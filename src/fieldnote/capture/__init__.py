@@ -86,16 +86,17 @@ def resolve(requested: list[str]) -> list[str]:
     return [("nsys" if shutil.which("nsys") else "cupti") if b == "auto" else b for b in requested]
 
 
-def account(workdir, seconds: float) -> None:
+def account(workdir, seconds: float, here: float = 0.0) -> None:
     """Add a profiled session to this job's phases: the profiled process's own (its job file's `.phases.json`),
-    and the rest of the `seconds` the profiler ran as its start and export."""
+    and the rest of the `seconds` the session took as the profiler's start and export. A backend that profiles in
+    this process (CUPTI) writes no such file; its phases are already this job's, `here` seconds of the session."""
     import json
     from pathlib import Path
 
     from ..progress import PROFILER, add
 
     found = Path(workdir) / "job.json.phases.json"
-    inner = json.loads(found.read_text()) if found.exists() else {"wall": 0.0}
+    inner = json.loads(found.read_text()) if found.exists() else {"wall": here}
     for name, value in inner.items():
         if name != "wall":
             add(name, value)
@@ -107,9 +108,11 @@ def session(module, job: Job, workdir, keep=None):
     import time
     from pathlib import Path
 
-    start = time.perf_counter()
+    from ..progress import spent
+
+    start, before = time.perf_counter(), sum(spent().values())
     table = module.capture(job, Path(workdir), keep)
-    account(workdir, time.perf_counter() - start)
+    account(workdir, time.perf_counter() - start, sum(spent().values()) - before)
     return table.assign(**on_gpu(workdir))
 
 
