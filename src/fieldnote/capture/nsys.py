@@ -75,6 +75,12 @@ def _enclosing(kernels: pd.DataFrame, ranges: pd.DataFrame) -> np.ndarray:
     return found
 
 
+def _triple(kernels: pd.DataFrame, what: str) -> pd.Series:
+    """"x,y,z" of a launch's grid or block, by whole columns (a join per row took seconds for a session's launches)."""
+    x, y, z = (kernels[f"{what}{axis}"].astype(str) for axis in "XYZ")
+    return x + "," + y + "," + z
+
+
 def parse_sqlite(path: str | Path) -> pd.DataFrame:
     """One row per captured kernel: name, times, launch shape and resources, and its NVTX range."""
     with sqlite3.connect(f"file:{path}?mode=ro", uri=True) as db:
@@ -93,8 +99,7 @@ def parse_sqlite(path: str | Path) -> pd.DataFrame:
         "kernel": kernels["kernel"], "launch": range(len(kernels)),
         "range": list(names), "iteration": index,
         "start_ns": kernels["start"], "duration_us": (kernels["end"] - kernels["start"]) / 1e3,
-        "grid": kernels[["gridX", "gridY", "gridZ"]].astype(str).agg(",".join, axis=1),
-        "block": kernels[["blockX", "blockY", "blockZ"]].astype(str).agg(",".join, axis=1),
+        "grid": _triple(kernels, "grid"), "block": _triple(kernels, "block"),
         "registers": kernels["registersPerThread"],
         "static_shared_bytes": kernels["staticSharedMemory"], "dynamic_shared_bytes": kernels["dynamicSharedMemory"],
         "shared_bytes": kernels["staticSharedMemory"] + kernels["dynamicSharedMemory"],
