@@ -165,3 +165,16 @@ def test_a_peer_that_ran_other_kernels_between_namespaces_is_named():
     assert changed[["op", "implementation"]].values.tolist() == [["gelu", "torch"]]
     assert changed["only_before"].iloc[0] == [("gelu_v1", "8,1,1", "128,1,1")]
     assert history.peer_changes(kernels("gelu_v1", "a"), kernels("gelu_v1", "b")).empty
+
+
+@pytest.mark.parametrize("alone, says", [
+    (None, "beside other checks on the GPU"),  # archived before the sweep checks recorded it
+    (True, "with the GPU to itself as at the seed shapes"),
+    (False, "beside other checks on the GPU"),
+])
+def test_the_sweep_says_how_torch_compile_autotuned_as_its_checks_recorded(alone, says):
+    checks = pd.DataFrame({"implementation": ["compiled", "cuda"], "passed": [True, True]})
+    if alone is not None:
+        checks["gpu_alone"] = [alone, False]
+    assert says in note.sweep_autotuning({"sweep_checks": checks})
+    assert note.sweep_autotuning({"sweep_checks": checks[checks["implementation"] != "compiled"]}) == ""

@@ -58,12 +58,17 @@ def exclusive():
     return _held(fcntl.LOCK_EX)
 
 
+def alone(implementation: str, device: str = "cuda") -> bool:
+    """Whether a check has the GPU to itself: where torch.compile autotunes (max-autotune times its candidate
+    kernels, and the one it picks is what the timing and the captures run: under another process's load it may
+    pick a slower one)."""
+    return device == "cuda" and implementation == "compiled"
+
+
 def for_check(implementation: str, device: str = "cuda"):
-    """The lock a check holds: shared with other checks, but the GPU to itself where torch.compile autotunes
-    (max-autotune times its candidate kernels, and the one it picks is what the timing and the captures run: under
-    another process's load it may pick a slower one); none on the CPU."""
+    """The lock a check holds: alone where `alone` says so, else shared with other checks; none on the CPU."""
     from contextlib import nullcontext
 
     if device != "cuda":
         return nullcontext()
-    return exclusive() if implementation == "compiled" else shared()
+    return exclusive() if alone(implementation, device) else shared()

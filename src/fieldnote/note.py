@@ -127,6 +127,20 @@ def sweep(table: pd.DataFrame) -> pd.DataFrame:
     return pd.DataFrame(rows)
 
 
+def sweep_autotuning(tables: dict) -> str:
+    """How torch.compile autotuned at the sweep's sizes, as its sweep checks recorded it (evidence archived before
+    `gpu_alone` was recorded autotuned beside other checks)."""
+    checks = tables.get("sweep_checks")
+    if checks is None or not (checks["implementation"] == "compiled").any():
+        return ""
+    compiled = checks[checks["implementation"] == "compiled"]
+    if "gpu_alone" in compiled and compiled["gpu_alone"].eq(True).all():
+        return (" torch.compile autotuned at these sizes inside the sweep's checks, with the GPU to itself as at the "
+                "seed shapes.")
+    return (" torch.compile autotuned at these sizes inside the sweep's checks, beside other checks on the GPU (at "
+            "the seed shapes it autotuned alone), so its choices here may be noisier.")
+
+
 def floor_us(op: str, shape: dict, roofline: dict) -> float:
     """The roofline's least time at a shape: the op's least bytes at the bandwidth or its FLOPs at the FP32 peak,
     whichever is longer."""
@@ -463,9 +477,8 @@ def render(namespace: str, description: str, environment: dict, tables: dict[str
         skipped = tables["sweep"][tables["sweep"]["kernel_us"].isna()]
         sections += ["## The size sweep against the roofline",
                      "Every implementation at each size the namespace lists, checked at that size and then captured; "
-                     "the figures `sweep-<op>` show where each falls off. torch.compile autotuned at these sizes "
-                     "inside the sweep's checks, beside other checks on the GPU (at the seed shapes it autotuned "
-                     "alone), so its choices here may be noisier. At the largest size of each op:", made["sweep"]]
+                     f"the figures `sweep-<op>` show where each falls off.{sweep_autotuning(tables)} At the largest "
+                     "size of each op:", made["sweep"]]
         sections += [f"Left out: {r.implementation} at {r.op} {r.shape} ({r.reason})." for r in skipped.itertuples()]
     if targets:
         sections += targets_section(summary, tables.get("sweep"), targets)

@@ -56,6 +56,8 @@ CHECK_COLUMNS = (
     c("nonfinite_elements checked_elements", "count", "NaN/inf left in the output (an unwritten element stays NaN); "
                                                       "elements compared"),
     c("rtol atol", "", "the tolerance applied"),
+    c("gpu_alone", "bool", "the check had the GPU to itself (torch.compile autotuning, gpulock.alone); absent from "
+                           "the archives shipped up to 2026-12-01"),
 )
 KERNEL_COLUMNS = (
     NS, *SUBJECTS, c("backend backend_version", "", "the profiler (nsys, cupti, ncu) and its version"),

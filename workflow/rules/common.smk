@@ -317,7 +317,7 @@ def note_tables(ns):
         + (("quoted",) if has_quoted(ns) else ())
         + built_tables(ns)
         + (("attempts",) if n.attempts else ())
-        + (("sweep",) if n.sweep else ())
+        + (("sweep", "sweep_checks") if n.sweep else ())  # how torch.compile autotuned at its sizes
         + (("counters",) if counted else ())
         + (("sanitizer",) if sanitizer_table(ns) else ())
         + (("gpu_state",) if has_gpu_state(ns) else ())

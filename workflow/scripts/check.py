@@ -34,6 +34,7 @@ def main(snakemake):
         cases = check.cases(w.op, op["shape"], op["seed"], inputs.read(snakemake.input.npz), small_only=interpreted)
     with gpulock.for_check(impl, device):
         table = check.run_checks(run, w.op, w.subject, device, cases, op["tolerance"])
+    table["gpu_alone"] = gpulock.alone(impl, device)
     table = describe(table, attributes(w.op, {w.subject: params.subject}, op["shape"]))
     if interpreted:
         table["device"] = "triton-interpreter"

@@ -32,6 +32,7 @@ def main(snakemake):
                          Path(s["cubin"]) if s["cubin"] else None)
         with gpulock.for_check(s["implementation"]):  # torch.compile's autotuning at this shape alone on the GPU
             tables.append(check.run_checks(run, w.op, name, "cuda", [cases[label]], p.tolerance))
+        tables[-1]["gpu_alone"] = gpulock.alone(s["implementation"])
         failed = check.failures(tables[-1])
         if failed:
             print(f"fieldnote: {failed} (recorded; this point is not captured)", flush=True)
