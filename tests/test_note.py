@@ -178,3 +178,21 @@ def test_the_sweep_says_how_torch_compile_autotuned_as_its_checks_recorded(alone
         checks["gpu_alone"] = [alone, False]
     assert says in note.sweep_autotuning({"sweep_checks": checks})
     assert note.sweep_autotuning({"sweep_checks": checks[checks["implementation"] != "compiled"]}) == ""
+
+
+def test_the_sweep_names_each_op_s_worst_point_against_the_fastest_peer_and_holds_it_to_its_target():
+    """h200-001's archived sweep: the triangle leads PyTorch at 128 x 32 and trails it at 512 x 32."""
+    sweep = shipped_table("h200-001", "sweep")
+    worst = note.sweep_worst(sweep).set_index("Operation")
+    ratios = note.sweep_ratios(sweep).set_index(["op", "shape"])
+    triangle = ratios.loc["triangle"]
+    assert worst.loc["Triangle contraction", "Worst point"] == triangle["ratio"].idxmax() == "512x32"
+    assert worst.loc["Triangle contraction", "Ours / best peer"] == f"{triangle['ratio'].max():.2f}"
+    assert triangle.loc["128x32", "best_peer"] == "torch" and triangle.loc["128x32", "ratio"] < 1
+    led = (ratios["ratio"].round(2) <= 1).groupby("op").sum()
+    assert worst.loc["Neighbor aggregation", "Points at or under 1.00"] == f"{led['neighbor']} of 5"
+    summary = shipped_table("h200-001", "summary")
+    targets = note.against_targets(summary, sweep, {"sweep_best_peer_ratio": 1.0}).set_index("Operation")
+    assert targets.loc["Triangle contraction", "Met"].startswith("missed by")
+    assert targets.loc["Triangle contraction", "Measured"] == f"{triangle['ratio'].max():.2f} at 512x32"
+    assert targets.loc["Neighbor aggregation", "Met"] == "met"
