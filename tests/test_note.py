@@ -196,3 +196,43 @@ def test_the_sweep_names_each_op_s_worst_point_against_the_fastest_peer_and_hold
     assert targets.loc["Triangle contraction", "Met"].startswith("missed by")
     assert targets.loc["Triangle contraction", "Measured"] == f"{triangle['ratio'].max():.2f} at 512x32"
     assert targets.loc["Neighbor aggregation", "Met"] == "met"
+
+
+def test_targets_at_named_sweep_points_read_the_sweep_and_refuse_a_point_it_lacks():
+    """issue 18's targets on h200-001's archived sweep: the triangle at n = 512 against PyTorch, the neighbor
+    aggregation at 1M nodes against the fastest peer, the matmul's TFLOP/s at 4096^3."""
+    sweep, summary = shipped_table("h200-001", "sweep"), shipped_table("h200-001", "summary")
+    at = sweep.set_index(["op", "shape", "implementation"])
+    targets = {"points": [{"op": "triangle", "shape": "512x32", "versus": "torch", "at_most": 0.80},
+                          {"op": "neighbor", "shape": "1048576x64x16777216", "versus": "best_peer", "at_most": 0.75}],
+               "tflops": [{"op": "matmul", "shape": "4096x4096x4096", "at_least": 90}]}
+    rows = note.against_targets(summary, sweep, targets).set_index(["Operation", "Target"])["Measured"]
+    triangle = at.loc[("triangle", "512x32", "cuda"), "kernel_us"] / at.loc[("triangle", "512x32", "torch"),
+                                                                            "kernel_us"]
+    assert rows[("Triangle contraction", "at 512x32, ours / PyTorch at most 0.80")] == f"{triangle:.2f}"
+    tflops = at.loc[("matmul", "4096x4096x4096", "cuda"), "achieved_tflops"]
+    assert rows[("Matrix multiplication", "at 4096x4096x4096, at least 90 TFLOP/s")] == f"{tflops:.1f} TFLOP/s"
+    met = note.against_targets(summary, sweep, targets).set_index("Operation")["Met"]
+    assert met["Neighbor aggregation"] == "met" and met["Triangle contraction"].startswith("missed by")
+    with pytest.raises(PipelineError, match="'4096x4096' is no point of its sweep"):
+        note.against_targets(summary, sweep, {"tflops": [{"op": "matmul", "shape": "4096x4096", "at_least": 1}]})
+
+
+def test_the_seed_targets_read_cold_l2_and_the_copy_of_the_bytes():
+    """Cold L2 against the cold peers; a warm kernel slower than 0.80x the best peer meets its target when it is
+    within the margin of the warm copy of its own bytes, and only then."""
+    summary = shipped_table("h200-001", "summary")
+    times = summary.set_index(["op", "implementation"])["kernel_us"]
+    cold = summary.assign(kernel_cold_us=summary["kernel_us"] * summary["implementation"].map(
+        {"cuda": 1.2}).fillna(2.0))  # ours 1.2x its warm time, every peer 2x: cold ratio = warm ratio x 0.6
+    ceilings = pd.DataFrame({"op": ["gelu", "layernorm"], "cache": "warm", "config": "x", "best": True,
+                             "kernel_us": [times[("gelu", "cuda")] / 1.05, times[("layernorm", "cuda")] / 1.5]})
+    targets = {"best_peer_ratio": 0.80, "warm_ceiling_margin": 0.10, "cold_best_peer_ratio": 0.80}
+    rows = note.against_targets(cold, None, targets, ceilings)
+    warm = rows[rows["Target"].str.startswith("ours / best peer")].set_index("Operation")
+    assert warm.loc["Bias + GELU", "Met"] == "met"
+    assert warm.loc["Bias + GELU", "Measured"].endswith("1.05x the warm copy")
+    assert warm.loc["LayerNorm", "Met"] != "met"  # 1.50x its copy, and behind the best peer
+    ratio = times[("gelu", "cuda")] / times["gelu"].drop("cuda").min()
+    cold_rows = rows[rows["Target"].str.startswith("L2 cold")].set_index("Operation")
+    assert cold_rows.loc["Bias + GELU", "Measured"] == f"{round(ratio * 0.6, 2):.2f}"

@@ -179,14 +179,14 @@ def floor_us(op: str, shape: dict, roofline: dict) -> float:
     return max(nbytes / roofline["bandwidth_gbs"] / 1e3, flops / roofline["fp32_tflops"] / 1e6)
 
 
-def peers(summary: pd.DataFrame) -> tuple[str, dict[str, tuple[float, pd.Series]]]:
+def peers(summary: pd.DataFrame, column: str = "kernel_us") -> tuple[str, dict[str, tuple[float, pd.Series]]]:
     """The hand-written implementation, and per op its kernel time and the library implementations' (the peers; a
     second hand-written toolchain is not one), in the other tables' order; a peer an op lacks is NaN."""
     mine = hand_written(summary)
     others = [i for i in IMPLEMENTATIONS if i in set(summary["implementation"]) and i not in HAND_WRITTEN]
     found = {}
     for op in [o for o in OPS if o in set(summary["op"])]:
-        times = summary[summary["op"] == op].set_index("implementation")["kernel_us"]
+        times = summary[summary["op"] == op].set_index("implementation")[column]
         found[op] = (times[mine], times.reindex(others))
     return mine, found
 
@@ -228,39 +228,94 @@ def _sweep_target(sweep_table: pd.DataFrame, op: str, limit: float) -> tuple[str
     return target, f"{shown:.2f} at {worst['shape']}", _verdict(shown, limit, True)
 
 
-def against_targets(summary: pd.DataFrame, sweep_table: pd.DataFrame | None, targets: dict) -> pd.DataFrame:
-    """Per op, each target the namespace sets, what was measured and by how much it is missed: the hand-written
-    kernel's time against the best peer's and against a kernel-time bound at the seed shape, its worst ratio to
-    the best peer over the sweep's points, and its fraction of the bandwidth roof at the sweep's largest size where
-    the op is memory-bound there. A value the evidence lacks
-    (no peer, no point of ours at that size) is "not measured", which is not met either."""
+def against_targets(summary: pd.DataFrame, sweep_table: pd.DataFrame | None, targets: dict,
+                    ceilings: pd.DataFrame | None = None) -> pd.DataFrame:
+    """Per op, each target the namespace sets, what was measured and by how much it is missed: at the seed shape
+    the hand-written kernel's time against the best peer's (warm, or within a margin of the copy of its bytes;
+    cold) and against a kernel-time bound; over the sweep, its worst ratio to the best peer, its ratio to a named
+    peer and its TFLOP/s at named points, and its fraction of the bandwidth roof at the largest size where the op is
+    memory-bound there. A value the evidence lacks (no peer, no point of ours at that size) is "not measured",
+    which is not met either."""
     mine, found = peers(summary)
     rows = []
     for op, (ours, peers_us) in found.items():
         if "best_peer_ratio" in targets:
-            ratio, limit = round(ours / peers_us.min(), 2), targets["best_peer_ratio"]
-            rows.append((op, f"ours / best peer at most {limit:.2f}", f"{ratio:.2f}", _verdict(ratio, limit, True)))
+            rows.append((op, *_best_peer_target(op, ours, peers_us, targets, ceilings)))
+        if "cold_best_peer_ratio" in targets and "kernel_cold_us" in summary:
+            _, cold = peers(summary, "kernel_cold_us")
+            ratio, limit = round(cold[op][0] / cold[op][1].min(), 2), targets["cold_best_peer_ratio"]
+            rows.append((op, f"L2 cold: ours / best peer at most {limit:.2f}", "" if pd.isna(ratio) else
+                         f"{ratio:.2f}", _verdict(ratio, limit, True)))
         if op in targets.get("kernel_us", {}):
             shown, limit = round(ours, 2), targets["kernel_us"][op]
             rows.append((op, f"kernel at most {us(limit)} µs", f"{us(ours)} µs", _verdict(shown, limit, True)))
-        if "sweep_best_peer_ratio" in targets and sweep_table is not None:
-            rows.append((op, *_sweep_target(sweep_table, op, targets["sweep_best_peer_ratio"])))
-        if "roof_fraction" in targets and sweep_table is not None:
-            largest = largest_points(sweep_table, op)
-            if (largest["bound"] == "memory").any():
-                ours_there = largest.loc[largest["implementation"] == mine, "fraction_of_roof"]
-                shown, limit = round(ours_there.max(), 2), targets["roof_fraction"]
-                rows.append((op, f"at {largest['shape'].iloc[0]}, at least {limit:.0%} of the bandwidth roof",
-                             "" if pd.isna(shown) else f"{shown:.0%}", _verdict(shown, limit, False)))
+        if sweep_table is not None:
+            rows += [(op, *row) for row in _sweep_targets(sweep_table, op, mine, targets)]
     return pd.DataFrame([(OPS[op], *rest) for op, *rest in rows], columns=["Operation", "Target", "Measured", "Met"])
 
 
-def targets_section(summary: pd.DataFrame, sweep_table: pd.DataFrame | None, targets: dict) -> list[str]:
+def _best_peer_target(op: str, ours: float, peers_us: pd.Series, targets: dict, ceilings) -> tuple[str, str, str]:
+    """Ours against the best peer at the seed shape; where the namespace allows it (`warm_ceiling_margin`), met
+    too by a kernel within that margin of the warm copy of its own bytes, which no kernel can beat by much."""
+    ratio, limit = round(ours / peers_us.min(), 2), targets["best_peer_ratio"]
+    verdict, margin = _verdict(ratio, limit, True), targets.get("warm_ceiling_margin")
+    if margin is None:
+        return f"ours / best peer at most {limit:.2f}", f"{ratio:.2f}", verdict
+    from .ceiling import best
+
+    chosen = best(ceilings) if ceilings is not None and not ceilings.empty else pd.DataFrame()
+    copy = round(ours / chosen.loc[(op, "warm"), "kernel_us"], 2) if (op, "warm") in chosen.index else float("nan")
+    measured = f"{ratio:.2f}" + ("" if pd.isna(copy) else f"; {copy:.2f}x the warm copy")
+    if verdict != "met" and not pd.isna(copy) and _verdict(copy, 1 + margin, True) == "met":
+        verdict = "met"
+    return f"ours / best peer at most {limit:.2f}, or at most {1 + margin:.2f}x the warm copy", measured, verdict
+
+
+def _sweep_targets(sweep_table: pd.DataFrame, op: str, mine: str, targets: dict) -> list[tuple[str, str, str]]:
+    """The targets the namespace sets on the sweep's points of one op."""
+    rows = []
+    if "sweep_best_peer_ratio" in targets:
+        rows.append(_sweep_target(sweep_table, op, targets["sweep_best_peer_ratio"]))
+    points = sweep_table[sweep_table["op"] == op].set_index(["shape", "implementation"])
+    ratios = sweep_ratios(sweep_table).set_index(["op", "shape"])
+    named = [t for key in ("points", "tflops") for t in targets.get(key, []) if t["op"] == op]
+    for t in named:
+        if t["shape"] not in set(sweep_table.loc[sweep_table["op"] == op, "shape"]):
+            from .errors import PipelineError
+
+            raise PipelineError(f"targets: {op} at '{t['shape']}' is no point of its sweep (its points: "
+                                f"{', '.join(dict.fromkeys(sweep_table.loc[sweep_table['op'] == op, 'shape']))})")
+    for t in [t for t in targets.get("points", []) if t["op"] == op]:
+        if t["versus"] == "best_peer":
+            ratio = ratios["ratio"].get((op, t["shape"]), float("nan"))
+        else:
+            ratio = (points["kernel_us"].get((t["shape"], mine), float("nan"))
+                     / points["kernel_us"].get((t["shape"], t["versus"]), float("nan")))
+        versus = "best peer" if t["versus"] == "best_peer" else IMPLEMENTATIONS[t["versus"]]
+        shown = round(ratio, 2)
+        rows.append((f"at {t['shape']}, ours / {versus} at most {t['at_most']:.2f}",
+                     "" if pd.isna(shown) else f"{shown:.2f}", _verdict(shown, t["at_most"], True)))
+    for t in [t for t in targets.get("tflops", []) if t["op"] == op]:
+        shown = round(points["achieved_tflops"].get((t["shape"], mine), float("nan")), 1)
+        rows.append((f"at {t['shape']}, at least {t['at_least']:g} TFLOP/s", "" if pd.isna(shown) else
+                     f"{shown:.1f} TFLOP/s", _verdict(shown, t["at_least"], False)))
+    if "roof_fraction" in targets:
+        largest = largest_points(sweep_table, op)
+        if (largest["bound"] == "memory").any():
+            ours_there = largest.loc[largest["implementation"] == mine, "fraction_of_roof"]
+            shown, limit = round(ours_there.max(), 2), targets["roof_fraction"]
+            rows.append((f"at {largest['shape'].iloc[0]}, at least {limit:.0%} of the bandwidth roof",
+                         "" if pd.isna(shown) else f"{shown:.0%}", _verdict(shown, limit, False)))
+    return rows
+
+
+def targets_section(summary: pd.DataFrame, sweep_table: pd.DataFrame | None, targets: dict,
+                    ceilings: pd.DataFrame | None = None) -> list[str]:
     """The targets table, then what limits each op that misses one, as the namespace file states it. A miss
     without a stated limit, or a limit stated for an op that misses nothing, is an error, not a silent row."""
     from .errors import PipelineError
 
-    table = against_targets(summary, sweep_table, targets)
+    table = against_targets(summary, sweep_table, targets, ceilings)
     missed = [op for op in OPS if (table.loc[table["Operation"] == OPS[op], "Met"] != "met").any()]
     limits = targets.get("limits", {})
     for op in OPS:
@@ -335,7 +390,7 @@ def generated(namespace: str, tables: dict[str, pd.DataFrame], history: dict | N
         found["sweep"] = sweep(tables["sweep"])
         found["sweep_worst"] = sweep_worst(tables["sweep"])
     if targets:
-        found["targets"] = against_targets(summary, tables.get("sweep"), targets)
+        found["targets"] = against_targets(summary, tables.get("sweep"), targets, tables.get("ceilings"))
     for name, table, view in (("attempts", "attempts", attempts), ("ptxas", "resources", ptxas),
                               ("census", "census", triton_census)):
         if table in tables:
@@ -529,7 +584,7 @@ def render(namespace: str, description: str, environment: dict, tables: dict[str
                      made["sweep_worst"]]
         sections += [f"Left out: {r.implementation} at {r.op} {r.shape} ({r.reason})." for r in skipped.itertuples()]
     if targets:
-        sections += targets_section(summary, tables.get("sweep"), targets)
+        sections += targets_section(summary, tables.get("sweep"), targets, tables.get("ceilings"))
     if "attempts" in tables:
         sections += ["## Attempts that were measured and not adopted",
                      "Each attempt passed the correctness gate and was measured in this run, side by side with what "
