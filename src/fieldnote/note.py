@@ -148,7 +148,7 @@ def sweep_worst(table: pd.DataFrame) -> pd.DataFrame:
     ratios, rows = sweep_ratios(table), []
     for op in [o for o in OPS if o in set(ratios["op"])]:
         points = ratios[ratios["op"] == op]
-        worst = points.loc[points["ratio"].idxmax()]
+        worst = worst_point(ratios, op)
         rows.append({"Operation": OPS[op], "Worst point": worst["shape"], "Ours (µs)": us(worst["ours_us"]),
                      "Best peer there": f"{IMPLEMENTATIONS[worst['best_peer']]}, {us(worst['best_peer_us'])} µs",
                      "Ours / best peer": f"{worst['ratio']:.2f}",
@@ -216,14 +216,18 @@ def _verdict(shown: float, target: float, at_most: bool) -> str:
     return "met" if short <= 0 else f"missed by {max(short, 0.01):.0%}"
 
 
-def _sweep_target(sweep_table: pd.DataFrame, op: str, limit: float) -> tuple[str, str, str]:
+def worst_point(ratios: pd.DataFrame, op: str) -> pd.Series | None:
+    """An op's row of `sweep_ratios` where ours stands worst against the fastest peer; None where none was
+    measured."""
+    points = ratios[ratios["op"] == op]
+    return None if points.empty else points.loc[points["ratio"].idxmax()]
+
+
+def _sweep_target(ratios: pd.DataFrame, op: str, limit: float) -> tuple[str, str, str]:
     """The target on every sweep point of an op: its worst ratio to the fastest peer, and where it falls."""
-    points = sweep_ratios(sweep_table)
-    points = points[points["op"] == op]
-    target = f"at every sweep point, ours / best peer at most {limit:.2f}"
-    if points.empty:
+    target, worst = f"at every sweep point, ours / best peer at most {limit:.2f}", worst_point(ratios, op)
+    if worst is None:
         return target, "", NOT_MEASURED
-    worst = points.loc[points["ratio"].idxmax()]
     shown = round(worst["ratio"], 2)
     return target, f"{shown:.2f} at {worst['shape']}", _verdict(shown, limit, True)
 
@@ -237,12 +241,12 @@ def against_targets(summary: pd.DataFrame, sweep_table: pd.DataFrame | None, tar
     memory-bound there. A value the evidence lacks (no peer, no point of ours at that size) is "not measured",
     which is not met either."""
     mine, found = peers(summary)
+    cold = peers(summary, "kernel_cold_us")[1] if "kernel_cold_us" in summary else {}
     rows = []
     for op, (ours, peers_us) in found.items():
         if "best_peer_ratio" in targets:
             rows.append((op, *_best_peer_target(op, ours, peers_us, targets, ceilings)))
-        if "cold_best_peer_ratio" in targets and "kernel_cold_us" in summary:
-            _, cold = peers(summary, "kernel_cold_us")
+        if "cold_best_peer_ratio" in targets and cold:
             ratio, limit = round(cold[op][0] / cold[op][1].min(), 2), targets["cold_best_peer_ratio"]
             rows.append((op, f"L2 cold: ours / best peer at most {limit:.2f}", "" if pd.isna(ratio) else
                          f"{ratio:.2f}", _verdict(ratio, limit, True)))
@@ -273,11 +277,11 @@ def _best_peer_target(op: str, ours: float, peers_us: pd.Series, targets: dict, 
 
 def _sweep_targets(sweep_table: pd.DataFrame, op: str, mine: str, targets: dict) -> list[tuple[str, str, str]]:
     """The targets the namespace sets on the sweep's points of one op."""
-    rows = []
+    rows, ratios = [], sweep_ratios(sweep_table)
     if "sweep_best_peer_ratio" in targets:
-        rows.append(_sweep_target(sweep_table, op, targets["sweep_best_peer_ratio"]))
+        rows.append(_sweep_target(ratios, op, targets["sweep_best_peer_ratio"]))
     points = sweep_table[sweep_table["op"] == op].set_index(["shape", "implementation"])
-    ratios = sweep_ratios(sweep_table).set_index(["op", "shape"])
+    ratios = ratios.set_index(["op", "shape"])
     named = [t for key in ("points", "tflops") for t in targets.get(key, []) if t["op"] == op]
     for t in named:
         if t["shape"] not in set(sweep_table.loc[sweep_table["op"] == op, "shape"]):
