@@ -8,12 +8,36 @@ import torch
 from .errors import PipelineError
 from .ops import CudaVariant
 
+# A block may take more than 48 KiB of dynamic shared memory only once its kernel has opted in.
+DEFAULT_SHARED_LIMIT = 48 * 1024
+
 
 class _TorchStream:
     """torch's current stream, as cuda.core's stream protocol wants it."""
 
     def __cuda_stream__(self):
         return (0, torch.cuda.current_stream().cuda_stream)
+
+
+_TENSOR_MAPS: dict[tuple, object] = {}
+
+
+def tensor_map(tensor: torch.Tensor, box: tuple[int, ...]):
+    """A TMA descriptor of a contiguous FP32 tensor, `box` elements a copy (row-major order), with the 128-byte
+    swizzle; rows and columns past the tensor read as zeros. Passed to a kernel by value.
+
+    A descriptor holds only the address, sizes, strides and box, so one made for the same four is the same: they
+    are kept, and a timed loop pays the driver's encoding once, not per launch."""
+    key = (tensor.device.index, tensor.data_ptr(), tuple(tensor.shape), tuple(tensor.stride()), box)
+    if key not in _TENSOR_MAPS:
+        from cuda.core._tensor_map import TensorMapSwizzle
+        from cuda.core.utils import StridedMemoryView
+
+        if len(_TENSOR_MAPS) >= 256:
+            _TENSOR_MAPS.clear()
+        view = StridedMemoryView.from_dlpack(tensor, stream_ptr=-1)
+        _TENSOR_MAPS[key] = view.as_tensor_map(box, swizzle=TensorMapSwizzle.SWIZZLE_128B)
+    return _TENSOR_MAPS[key]
 
 
 class CudaKernel:
@@ -26,8 +50,25 @@ class CudaKernel:
         self.device.set_current()
         self.variant = variant
         code = cubin if isinstance(cubin, bytes) else Path(cubin).read_bytes()
-        self.kernel = ObjectCode.from_cubin(code).get_kernel(variant.contract.entry)
+        self.code = ObjectCode.from_cubin(code)
+        self.kernels = {}  # entry -> cuda.core kernel; a contract may route a call to another entry of the cubin
+        self._kernel(variant.contract)  # a missing entry fails here, not at the first call
         self.streams = {}  # torch stream handle -> cuda.core stream; graph capture runs on a side stream
+
+    def _kernel(self, contract):
+        if contract.entry not in self.kernels:
+            kernel = self.code.get_kernel(contract.entry)
+            if contract.dynamic_shared_bytes > DEFAULT_SHARED_LIMIT:
+                from cuda.bindings import driver
+
+                attribute = driver.CUfunction_attribute.CU_FUNC_ATTRIBUTE_MAX_DYNAMIC_SHARED_SIZE_BYTES
+                (err,) = driver.cuKernelSetAttribute(attribute, contract.dynamic_shared_bytes, kernel.handle,
+                                                     self.device.device_id)
+                if err != driver.CUresult.CUDA_SUCCESS:
+                    raise PipelineError(f"{self.variant.op}/{self.variant.name}: {contract.entry} cannot have "
+                                        f"{contract.dynamic_shared_bytes} B of shared memory: {err.name}")
+            self.kernels[contract.entry] = kernel
+        return self.kernels[contract.entry]
 
     def _stream(self):
         handle = torch.cuda.current_stream().cuda_stream
@@ -42,7 +83,8 @@ class CudaKernel:
         reason = contract.supports(shape)
         if reason:
             raise PipelineError(f"{self.variant.op}/{self.variant.name}: shape {shape} out of range: {reason}")
+        contract = contract.route(tensors, shape) or contract
         config = LaunchConfig(grid=contract.grid(shape), block=contract.block,
                               shmem_size=contract.dynamic_shared_bytes)
         args = [a.data_ptr() if isinstance(a, torch.Tensor) else a for a in contract.args(tensors, shape)]
-        launch(self._stream(), config, self.kernel, *args)
+        launch(self._stream(), config, self._kernel(contract), *args)

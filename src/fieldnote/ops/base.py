@@ -37,6 +37,9 @@ class LaunchContract:
     args: Callable[[dict, Shape], tuple]
     dynamic_shared_bytes: int = 0
     supports: Callable[[Shape], str | None] = lambda shape: None  # a reason the shape is out of range
+    # Another entry of the same cubin that takes this call instead (tensors, shape -> its contract, or None for
+    # this one): a TMA kernel hands shapes whose rows are not 16-byte strides to a plain one.
+    route: Callable[[dict, Shape], LaunchContract | None] = lambda tensors, shape: None
 
 
 @dataclass(frozen=True)

@@ -38,6 +38,32 @@ MMA_3XTF32_64X64_PRESPLIT = tile_64x64("matmul_3xtf32_mma_64x64_presplit", 128)
 MMA_3XTF32_64X64_PRESPLIT_8WARPS = tile_64x64("matmul_3xtf32_mma_64x64_presplit_8warps", 256)
 WGMMA_3XTF32_64X64 = tile_64x64("matmul_3xtf32_wgmma_64x64", 128)
 CPASYNC_2BUF_64X64 = tile_64x64("matmul_cpasync_2buf_64x64", 256)
+# What a TMA kernel's cubin launches for shapes TMA cannot take: h200-001's adopted mma.sync kernel, built in.
+WGMMA_TMA_FALLBACK = tile_64x64("matmul_3xtf32_wgmma_tma_fallback", 128)
+
+
+def takes_tma(t, s) -> bool:
+    """TMA copies rows of 16-byte strides from 16-byte aligned addresses: n and k multiples of 4, k > 0."""
+    aligned = all(t[name].data_ptr() % 16 == 0 for name in ("a", "b"))
+    return aligned and s["k"] > 0 and s["k"] % 4 == 0 and s["n"] % 4 == 0
+
+
+def wgmma_tma(entry, bm, stages):
+    """kernels/cuda/include/wgmma_tma.cuh: a bm x 128 tile of C a block, three warpgroups, `stages` stages of K 32
+    in shared memory (two tiles of A, hi and lo, and one of B each); A and B passed as TMA maps."""
+    def args(t, s):
+        from ..launch import tensor_map
+
+        return (tensor_map(t["a"], (bm, 32)), tensor_map(t["b"], (32, 32)), t["out"],
+                i32(s["m"]), i32(s["n"]), i32(s["k"]))
+
+    return LaunchContract(entry=entry, block=(384, 1, 1), grid=lambda s: (cdiv(s["n"], 128), cdiv(s["m"], bm), 1),
+                          args=args, dynamic_shared_bytes=stages * (2 * bm * 128 + 32 * 128 * 4) + 1024 + 24 * stages,
+                          route=lambda t, s: None if takes_tma(t, s) else WGMMA_TMA_FALLBACK)
+
+
+WGMMA_TMA_128X128 = wgmma_tma("matmul_3xtf32_wgmma_tma_128x128", 128, 4)
+WGMMA_TMA_64X128 = wgmma_tma("matmul_3xtf32_wgmma_tma_64x128", 64, 6)
 
 
 def work(s):
@@ -91,6 +117,15 @@ OP = Op(
                     "m64n64k8, sm_90a): A from registers, B transposed into shared memory and read by the tensor "
                     "core, each K step's mma running while the next tile is split and stored",
                     arch_specific=True),
+        CudaVariant("matmul_3xtf32_wgmma_tma_128x128", "matmul", WGMMA_TMA_128X128,
+                    "h200-002: the 3xTF32 product on sm_90's own path: C^T = B^T A^T so that A's tile, as TMA lays "
+                    "it (128-byte swizzle), is wgmma's K-major shared operand and B^T its register operand; a "
+                    "128x128 tile, four stages of K 32, a producer warpgroup (TMA, A split into hi and lo tiles) "
+                    "and two consumer warpgroups of wgmma m64n128k8, each stage's 12 products summed from zero "
+                    "and added in FP32", arch_specific=True),
+        CudaVariant("matmul_3xtf32_wgmma_tma_64x128", "matmul", WGMMA_TMA_64X128,
+                    "h200-002: matmul_3xtf32_wgmma_tma_128x128 with 64x128 tiles (wgmma m64n64k8) and six stages: "
+                    "128 blocks at 1024^3, where 128x128 leaves half the 132 SMs idle", arch_specific=True),
     ]},
     work=work,
 )

@@ -1,0 +1,307 @@
+// The sm_90a matmul family of h200-002: C = A B in FP32 from warpgroup MMA (wgmma) with the 3xTF32 split, fed by
+// the tensor memory accelerator (TMA) through a multistage shared-memory pipeline, warps specialized by role.
+//
+// TF32 wgmma reads a shared-memory operand only K-major, and B (k x n, row-major) is not. So the block computes
+// C^T = B^T A^T: wgmma's register operand is a 64 x 8 slice of B^T, read from B's tile with scalar loads, and its
+// shared operand is A's tile as it lies (K-major rows of 128 bytes, the 128-byte swizzle TMA writes).
+//
+// A block is three warpgroups and owns a BM x 128 tile of C:
+//   producer   one thread issues the TMA loads of stage s + STAGES - 1 (A: one BM x 32 box; B: four 32 x 32
+//              boxes) on the stage's `full` barrier; the warpgroup then splits A's tile in place (hi = x rounded
+//              to TF32, lo = x - hi into a tile of its own, same layout), fences the async proxy and arrives on
+//              `ready`. It runs ahead of the consumers by up to STAGES - 1 stages, on 40 registers.
+//   consumers  two warpgroups, 64 columns of C each (wgmma's M) by BM rows (wgmma's N). Per stage of K 32: load
+//              the B^T fragments, split them in registers, issue 12 wgmma (hi*lo, lo*hi, hi*hi per k slice of
+//              8) summed from zero into a partial tile, and while they run load the next stage's fragments; then
+//              add the partial tile to the result in FP32 (the tensor core's FP32 accumulation truncates: a chain
+//              through it as long as K drifts, h200-001's masksplit) and release the stage on `empty`.
+// The B^T rows a warp takes are permuted within its 32 columns (fragment row g -> column g % 4 + 16 (g / 4),
+// row g + 8 four columns on) so that, with TMA's swizzle, its 32 scalar loads hit 32 banks.
+// TMA fills rows and columns past the matrix with zeros, so any m, n, k with 16-byte row strides (n and k
+// multiples of 4) runs here; the launch contract sends other shapes to the mma.sync family (tf32x3_mma.cuh).
+#pragma once
+#include "tf32x3_mma.cuh"  // RoundInt, the split shared with the mma.sync family
+
+namespace wgmma_tma {
+
+struct __align__(64) TensorMap {  // CUtensorMap, encoded on the host (launch.py), passed by value
+    unsigned long long word[16];
+};
+
+enum : int { BN = 128, BK = 32, THREADS = 384 };  // registers: producer 40, consumers 232 (setmaxnreg, below)
+
+template <int BM, int STAGES>
+struct Layout {
+    static constexpr int A_BYTES = BM * BK * 4;                // A's tile: BM rows of 128 bytes, swizzled
+    static constexpr int B_BYTES = BK * BN * 4;                // B's tile: four 32 x 32 boxes of 4096 bytes
+    static constexpr int STAGE_BYTES = 2 * A_BYTES + B_BYTES;  // A (hi in place), A's lo, B
+    static constexpr int SHARED = STAGES * STAGE_BYTES + 1024 + 3 * STAGES * 8;  // + alignment, barriers
+};
+
+__device__ __forceinline__ void barrier_init(unsigned bar, unsigned count)
+{
+    asm volatile("mbarrier.init.shared::cta.b64 [%0], %1;" ::"r"(bar), "r"(count) : "memory");
+}
+
+__device__ __forceinline__ void arrive(unsigned bar)
+{
+    asm volatile("mbarrier.arrive.shared::cta.b64 _, [%0];" ::"r"(bar) : "memory");
+}
+
+__device__ __forceinline__ void arrive_expecting(unsigned bar, unsigned bytes)
+{
+    asm volatile("mbarrier.arrive.expect_tx.shared::cta.b64 _, [%0], %1;" ::"r"(bar), "r"(bytes) : "memory");
+}
+
+__device__ __forceinline__ void wait(unsigned bar, unsigned parity)
+{
+    unsigned done;
+    do {
+        asm volatile(
+            "{\n.reg .pred p;\nmbarrier.try_wait.parity.shared::cta.b64 p, [%1], %2;\nselp.u32 %0, 1, 0, p;\n}\n"
+            : "=r"(done)
+            : "r"(bar), "r"(parity)
+            : "memory");
+    } while (!done);
+}
+
+// A box of the tensor at (x innermost, y) into shared memory, completing on `bar`'s transaction count.
+__device__ __forceinline__ void tma_load(unsigned dst, const TensorMap& map, int x, int y, unsigned bar)
+{
+    asm volatile(
+        "cp.async.bulk.tensor.2d.shared::cluster.global.mbarrier::complete_tx::bytes [%0], [%1, {%2, %3}], [%4];" ::
+            "r"(dst),
+        "l"(reinterpret_cast<unsigned long long>(&map)), "r"(x), "r"(y), "r"(bar)
+        : "memory");
+}
+
+// wgmma's descriptor of a K-major tile with the 128-byte swizzle: 8-row groups 1024 bytes apart (stride byte
+// offset), the leading byte offset unused; the tile starts on 1024 bytes.
+__device__ __forceinline__ unsigned long long descriptor(unsigned addr)
+{
+    return static_cast<unsigned long long>((addr & 0x3ffff) >> 4) | (1ull << 16) | (64ull << 32) | (1ull << 62);
+}
+
+// d (64 x 64, FP32) = a (64 x 8 TF32, registers) b (8 x 64 TF32, shared, K-major) + (accumulate ? d : 0)
+__device__ __forceinline__ void wgmma_n64(float (&d)[32], const unsigned (&a)[4], unsigned long long b, int accumulate)
+{
+    asm volatile(
+        "{\n.reg .pred p;\nsetp.ne.b32 p, %37, 0;\n"
+        "wgmma.mma_async.sync.aligned.m64n64k8.f32.tf32.tf32 "
+        "{%0,%1,%2,%3,%4,%5,%6,%7,%8,%9,%10,%11,%12,%13,%14,%15,"
+        "%16,%17,%18,%19,%20,%21,%22,%23,%24,%25,%26,%27,%28,%29,%30,%31}, "
+        "{%32,%33,%34,%35}, %36, p, 1, 1;\n}\n"
+        : "+f"(d[0]), "+f"(d[1]), "+f"(d[2]), "+f"(d[3]), "+f"(d[4]), "+f"(d[5]), "+f"(d[6]), "+f"(d[7]),
+          "+f"(d[8]), "+f"(d[9]), "+f"(d[10]), "+f"(d[11]), "+f"(d[12]), "+f"(d[13]), "+f"(d[14]), "+f"(d[15]),
+          "+f"(d[16]), "+f"(d[17]), "+f"(d[18]), "+f"(d[19]), "+f"(d[20]), "+f"(d[21]), "+f"(d[22]), "+f"(d[23]),
+          "+f"(d[24]), "+f"(d[25]), "+f"(d[26]), "+f"(d[27]), "+f"(d[28]), "+f"(d[29]), "+f"(d[30]), "+f"(d[31])
+        : "r"(a[0]), "r"(a[1]), "r"(a[2]), "r"(a[3]), "l"(b), "r"(accumulate));
+}
+
+// d (64 x 128, FP32) = a (64 x 8 TF32, registers) b (8 x 128 TF32, shared, K-major) + (accumulate ? d : 0)
+__device__ __forceinline__ void wgmma_n128(float (&d)[64], const unsigned (&a)[4], unsigned long long b, int accumulate)
+{
+    asm volatile(
+        "{\n.reg .pred p;\nsetp.ne.b32 p, %69, 0;\n"
+        "wgmma.mma_async.sync.aligned.m64n128k8.f32.tf32.tf32 "
+        "{%0,%1,%2,%3,%4,%5,%6,%7,%8,%9,%10,%11,%12,%13,%14,%15,"
+        "%16,%17,%18,%19,%20,%21,%22,%23,%24,%25,%26,%27,%28,%29,%30,%31,"
+        "%32,%33,%34,%35,%36,%37,%38,%39,%40,%41,%42,%43,%44,%45,%46,%47,"
+        "%48,%49,%50,%51,%52,%53,%54,%55,%56,%57,%58,%59,%60,%61,%62,%63}, "
+        "{%64,%65,%66,%67}, %68, p, 1, 1;\n}\n"
+        : "+f"(d[0]), "+f"(d[1]), "+f"(d[2]), "+f"(d[3]), "+f"(d[4]), "+f"(d[5]), "+f"(d[6]), "+f"(d[7]),
+          "+f"(d[8]), "+f"(d[9]), "+f"(d[10]), "+f"(d[11]), "+f"(d[12]), "+f"(d[13]), "+f"(d[14]), "+f"(d[15]),
+          "+f"(d[16]), "+f"(d[17]), "+f"(d[18]), "+f"(d[19]), "+f"(d[20]), "+f"(d[21]), "+f"(d[22]), "+f"(d[23]),
+          "+f"(d[24]), "+f"(d[25]), "+f"(d[26]), "+f"(d[27]), "+f"(d[28]), "+f"(d[29]), "+f"(d[30]), "+f"(d[31]),
+          "+f"(d[32]), "+f"(d[33]), "+f"(d[34]), "+f"(d[35]), "+f"(d[36]), "+f"(d[37]), "+f"(d[38]), "+f"(d[39]),
+          "+f"(d[40]), "+f"(d[41]), "+f"(d[42]), "+f"(d[43]), "+f"(d[44]), "+f"(d[45]), "+f"(d[46]), "+f"(d[47]),
+          "+f"(d[48]), "+f"(d[49]), "+f"(d[50]), "+f"(d[51]), "+f"(d[52]), "+f"(d[53]), "+f"(d[54]), "+f"(d[55]),
+          "+f"(d[56]), "+f"(d[57]), "+f"(d[58]), "+f"(d[59]), "+f"(d[60]), "+f"(d[61]), "+f"(d[62]), "+f"(d[63])
+        : "r"(a[0]), "r"(a[1]), "r"(a[2]), "r"(a[3]), "l"(b), "r"(accumulate));
+}
+
+template <int N>
+__device__ __forceinline__ void wgmma(float (&d)[N / 2], const unsigned (&a)[4], unsigned long long b, int acc);
+template <>
+__device__ __forceinline__ void wgmma<64>(float (&d)[32], const unsigned (&a)[4], unsigned long long b, int acc)
+{
+    wgmma_n64(d, a, b, acc);
+}
+template <>
+__device__ __forceinline__ void wgmma<128>(float (&d)[64], const unsigned (&a)[4], unsigned long long b, int acc)
+{
+    wgmma_n128(d, a, b, acc);
+}
+
+// Registers an asynchronous wgmma reads or writes stay untouched until it completes: an empty asm that uses and
+// defines them keeps the compiler from moving other instructions onto them across the wait.
+template <int COUNT>
+__device__ __forceinline__ void pin(float (&r)[COUNT])
+{
+#pragma unroll
+    for (int i = 0; i < COUNT; ++i) asm volatile("" : "+f"(r[i])::"memory");
+}
+
+__device__ __forceinline__ void pin(unsigned (&r)[4][4])
+{
+#pragma unroll
+    for (int i = 0; i < 4; ++i)
+#pragma unroll
+        for (int j = 0; j < 4; ++j) asm volatile("" : "+r"(r[i][j])::"memory");
+}
+
+template <int BM, int STAGES>
+struct Block {
+    using L = Layout<BM, STAGES>;
+    unsigned base;  // shared address of stage 0, 1024-aligned
+    unsigned char* generic;
+    int steps, row0, col0;
+
+    __device__ unsigned stage(int s) const { return base + s * L::STAGE_BYTES; }
+    __device__ unsigned char* stage_ptr(int s) const { return generic + s * L::STAGE_BYTES; }
+    __device__ unsigned full(int s) const { return base + STAGES * L::STAGE_BYTES + 8 * s; }
+    __device__ unsigned ready(int s) const { return full(STAGES + s); }
+    __device__ unsigned empty(int s) const { return full(2 * STAGES + s); }
+
+    __device__ void load(const TensorMap& map_a, const TensorMap& map_b, int q) const
+    {
+        const int slot = q % STAGES, k0 = q * BK;
+        arrive_expecting(full(slot), L::A_BYTES + L::B_BYTES);
+        tma_load(stage(slot), map_a, k0, row0, full(slot));
+#pragma unroll
+        for (int box = 0; box < BN / 32; ++box)
+            tma_load(stage(slot) + 2 * L::A_BYTES + 4096 * box, map_b, col0 + 32 * box, k0, full(slot));
+    }
+
+    __device__ void produce(const TensorMap& map_a, const TensorMap& map_b, int tid) const
+    {
+        if (tid == 0)
+            for (int q = 0; q < STAGES - 1 && q < steps; ++q) load(map_a, map_b, q);
+        for (int s = 0; s < steps; ++s) {
+            const int slot = s % STAGES;
+            wait(full(slot), (s / STAGES) & 1);
+            float4* hi = reinterpret_cast<float4*>(stage_ptr(slot));
+            float4* lo = reinterpret_cast<float4*>(stage_ptr(slot) + L::A_BYTES);
+#pragma unroll
+            for (int i = tid; i < BM * BK / 4; i += 128) {  // element-wise: the swizzle is the same in both tiles
+                const float4 v = hi[i];
+                const uint2 x = tf32x3::RoundInt::split(v.x), y = tf32x3::RoundInt::split(v.y),
+                            z = tf32x3::RoundInt::split(v.z), w = tf32x3::RoundInt::split(v.w);
+                hi[i] = make_float4(__uint_as_float(x.x), __uint_as_float(y.x), __uint_as_float(z.x),
+                                    __uint_as_float(w.x));
+                lo[i] = make_float4(__uint_as_float(x.y), __uint_as_float(y.y), __uint_as_float(z.y),
+                                    __uint_as_float(w.y));
+            }
+            asm volatile("fence.proxy.async.shared::cta;" ::: "memory");  // for the tensor core's reads
+            arrive(ready(slot));
+            const int q = s + STAGES - 1;  // into the slot the consumers release after stage s - 1
+            if (tid == 0 && q < steps) {
+                if (q >= STAGES) wait(empty(q % STAGES), (q / STAGES - 1) & 1);
+                load(map_a, map_b, q);
+            }
+        }
+    }
+
+    // This thread's B^T fragments of one stage, FP32: [k slice][a0..a3] as mma.m16n8k8's A layout, rows permuted.
+    __device__ void fetch(float (&raw)[4][4], int slot, int chunk, int col) const
+    {
+        const float* b = reinterpret_cast<const float*>(stage_ptr(slot) + 2 * L::A_BYTES) + 1024 * chunk;
+        const int t = threadIdx.x % 4;
+#pragma unroll
+        for (int kk = 0; kk < 4; ++kk)
+#pragma unroll
+            for (int e = 0; e < 4; ++e) {
+                const int kr = 8 * kk + t + 4 * (e / 2), nc = col + 4 * (e % 2);
+                raw[kk][e] = b[32 * kr + ((((nc >> 2) ^ (kr & 7)) << 2) | (nc & 3))];
+            }
+    }
+
+    __device__ void consume(float* __restrict__ c, int m, int n, int w, int tid) const
+    {
+        constexpr int R = BM / 2;  // accumulator registers a thread: 64 x BM over 128 threads
+        const int warp = tid / 32, lane = tid % 32, g = lane / 4, t = lane % 4;
+        const int chunk = 2 * w + warp / 2;                   // this warp's 32-column box of B
+        const int col = 8 * (warp % 2) + 16 * (g / 4) + g % 4;  // fragment row g's column in the box; g + 8: +4
+        float acc[R] = {}, part[R];
+        float raw[4][4];
+        wait(full(0), 0);
+        wait(ready(0), 0);
+        fetch(raw, 0, chunk, col);
+        for (int s = 0; s < steps; ++s) {
+            const int slot = s % STAGES;
+            unsigned hi[4][4], lo[4][4];
+#pragma unroll
+            for (int kk = 0; kk < 4; ++kk)
+#pragma unroll
+                for (int e = 0; e < 4; ++e) {
+                    const uint2 x = tf32x3::RoundInt::split(raw[kk][e]);
+                    hi[kk][e] = x.x, lo[kk][e] = x.y;
+                }
+            const unsigned long long da = descriptor(stage(slot)), dl = descriptor(stage(slot) + L::A_BYTES);
+            asm volatile("wgmma.fence.sync.aligned;" ::: "memory");
+#pragma unroll
+            for (int kk = 0; kk < 4; ++kk) {  // a k slice of 8 is 32 bytes on along the swizzled rows
+                wgmma<BM>(part, hi[kk], dl + 2 * kk, kk > 0);
+                wgmma<BM>(part, lo[kk], da + 2 * kk, 1);
+                wgmma<BM>(part, hi[kk], da + 2 * kk, 1);
+            }
+            asm volatile("wgmma.commit_group.sync.aligned;" ::: "memory");
+            if (s + 1 < steps) {
+                const int next = (s + 1) % STAGES;
+                wait(full(next), ((s + 1) / STAGES) & 1);
+                wait(ready(next), ((s + 1) / STAGES) & 1);
+                fetch(raw, next, chunk, col);
+            }
+            asm volatile("wgmma.wait_group.sync.aligned 0;" ::: "memory");
+            pin(part);
+            pin(hi), pin(lo);
+            __syncwarp();
+            if (lane == 0) arrive(empty(slot));
+#pragma unroll
+            for (int i = 0; i < R; ++i) acc[i] += part[i];
+        }
+        // The accumulator of m64nBMk8: warp rows 16 warp + g + 8h (C's columns, permuted as loaded), register
+        // 4i + 2h + e at wgmma column 8i + 2t + e (C's row).
+        const int n0 = col0 + 64 * w + 32 * (warp / 2) + col;
+#pragma unroll
+        for (int i = 0; i < BM / 8; ++i)
+#pragma unroll
+            for (int h = 0; h < 2; ++h)
+#pragma unroll
+                for (int e = 0; e < 2; ++e) {
+                    const int row = row0 + 8 * i + 2 * t + e, cc = n0 + 4 * h;
+                    if (row < m && cc < n) c[static_cast<long long>(row) * n + cc] = acc[4 * i + 2 * h + e];
+                }
+    }
+};
+
+template <int BM, int STAGES>
+__device__ __forceinline__ void matmul(const TensorMap& map_a, const TensorMap& map_b, float* __restrict__ c, int m,
+                                       int n, int k)
+{
+    using B = Block<BM, STAGES>;
+    extern __shared__ unsigned char shared[];
+    const unsigned raw = static_cast<unsigned>(__cvta_generic_to_shared(shared));
+    const unsigned pad = (1024 - (raw & 1023)) & 1023;
+    B block{raw + pad, shared + pad, (k + BK - 1) / BK, static_cast<int>(blockIdx.y) * BM,
+            static_cast<int>(blockIdx.x) * BN};
+    const int wg = threadIdx.x / 128, tid = threadIdx.x % 128;
+    if (threadIdx.x == 0) {
+        for (int s = 0; s < STAGES; ++s) {
+            barrier_init(block.full(s), 1);
+            barrier_init(block.ready(s), 128);
+            barrier_init(block.empty(s), 8);  // the consumers' eight warps
+        }
+        asm volatile("fence.mbarrier_init.release.cluster;" ::: "memory");
+    }
+    __syncthreads();
+    if (wg == 0) {
+        asm volatile("setmaxnreg.dec.sync.aligned.u32 40;");  // PRODUCER_REGS
+        block.produce(map_a, map_b, tid);
+    } else {
+        asm volatile("setmaxnreg.inc.sync.aligned.u32 232;");  // CONSUMER_REGS
+        block.consume(c, m, n, wg - 1, tid);
+    }
+}
+
+}  // namespace wgmma_tma
