@@ -150,9 +150,27 @@ __device__ __forceinline__ void pin(unsigned (&r)[4][4])
         for (int j = 0; j < 4; ++j) asm volatile("" : "+r"(r[i][j])::"memory");
 }
 
-template <int BM, int STAGES>
+// What the variants change (CUTLASS's way: one mainloop, policies as parameters):
+//   ISSUE_WARP  false: thread 0 of the producer warpgroup issues the loads between its splits, waiting there for
+//               the consumers to free a slot; true: warp 0 only issues, warps 1 to 3 only split.
+//   CHAIN       stages whose wgmma sum into one partial tile before it is added to the result in FP32: the
+//               consumer drains its wgmma (wait_group 0) once a chain; between, stage s is issued before stage
+//               s - 1 is waited for (wait_group 1), the fragments of the two in two sets of registers.
+//   TRUNCATE    false: A's hi rounded to TF32 and written back; true: hi left as loaded (the tensor core reads
+//               the top 19 bits of a TF32 operand) and lo = x - (x with its low 13 bits cleared), one tile
+//               written a stage instead of two.
+template <bool ISSUE_WARP_, int CHAIN_, bool TRUNCATE_>
+struct Policy {
+    static_assert(CHAIN_ == 1 || CHAIN_ == 2, "a chain is one stage or two");
+    static constexpr bool ISSUE_WARP = ISSUE_WARP_, TRUNCATE = TRUNCATE_;
+    static constexpr int CHAIN = CHAIN_;
+};
+using Inline = Policy<false, 1, false>;  // h200-002's first two variants
+
+template <int BM, int STAGES, class P = Inline>
 struct Block {
     using L = Layout<BM, STAGES>;
+    static constexpr int SPLITTERS = P::ISSUE_WARP ? 96 : 128;  // threads that split A's tile
     unsigned base;  // shared address of stage 0, 1024-aligned
     unsigned char* generic;
     int steps, row0, col0;
@@ -163,9 +181,20 @@ struct Block {
     __device__ unsigned ready(int s) const { return full(STAGES + s); }
     __device__ unsigned empty(int s) const { return full(2 * STAGES + s); }
 
+    __device__ void init() const
+    {
+        for (int s = 0; s < STAGES; ++s) {
+            barrier_init(full(s), 1);
+            barrier_init(ready(s), SPLITTERS);
+            barrier_init(empty(s), 8);  // the consumers' eight warps
+        }
+        asm volatile("fence.mbarrier_init.release.cluster;" ::: "memory");
+    }
+
     __device__ void load(const TensorMap& map_a, const TensorMap& map_b, int q) const
     {
         const int slot = q % STAGES, k0 = q * BK;
+        if (q >= STAGES) wait(empty(slot), (q / STAGES - 1) & 1);  // the consumers are done with stage q - STAGES
         arrive_expecting(full(slot), L::A_BYTES + L::B_BYTES);
         tma_load(stage(slot), map_a, k0, row0, full(slot));
 #pragma unroll
@@ -173,32 +202,48 @@ struct Block {
             tma_load(stage(slot) + 2 * L::A_BYTES + 4096 * box, map_b, col0 + 32 * box, k0, full(slot));
     }
 
-    __device__ void produce(const TensorMap& map_a, const TensorMap& map_b, int tid) const
+    __device__ void split(int slot, int first) const
     {
-        if (tid == 0)
-            for (int q = 0; q < STAGES - 1 && q < steps; ++q) load(map_a, map_b, q);
-        for (int s = 0; s < steps; ++s) {
-            const int slot = s % STAGES;
-            wait(full(slot), (s / STAGES) & 1);
-            float4* hi = reinterpret_cast<float4*>(stage_ptr(slot));
-            float4* lo = reinterpret_cast<float4*>(stage_ptr(slot) + L::A_BYTES);
+        float4* hi = reinterpret_cast<float4*>(stage_ptr(slot));
+        float4* lo = reinterpret_cast<float4*>(stage_ptr(slot) + L::A_BYTES);
 #pragma unroll
-            for (int i = tid; i < BM * BK / 4; i += 128) {  // element-wise: the swizzle is the same in both tiles
-                const float4 v = hi[i];
-                const uint2 x = tf32x3::RoundInt::split(v.x), y = tf32x3::RoundInt::split(v.y),
-                            z = tf32x3::RoundInt::split(v.z), w = tf32x3::RoundInt::split(v.w);
+        for (int i = first; i < BM * BK / 4; i += SPLITTERS) {  // element-wise: both tiles have one swizzle
+            const float4 v = hi[i];
+            if constexpr (P::TRUNCATE) {
+                using S = tf32x3::Truncate;
+                lo[i] = make_float4(__uint_as_float(S::split(v.x).y), __uint_as_float(S::split(v.y).y),
+                                    __uint_as_float(S::split(v.z).y), __uint_as_float(S::split(v.w).y));
+            } else {
+                using S = tf32x3::RoundInt;
+                const uint2 x = S::split(v.x), y = S::split(v.y), z = S::split(v.z), w = S::split(v.w);
                 hi[i] = make_float4(__uint_as_float(x.x), __uint_as_float(y.x), __uint_as_float(z.x),
                                     __uint_as_float(w.x));
                 lo[i] = make_float4(__uint_as_float(x.y), __uint_as_float(y.y), __uint_as_float(z.y),
                                     __uint_as_float(w.y));
             }
-            asm volatile("fence.proxy.async.shared::cta;" ::: "memory");  // for the tensor core's reads
+        }
+        asm volatile("fence.proxy.async.shared::cta;" ::: "memory");  // for the tensor core's reads
+    }
+
+    __device__ void produce(const TensorMap& map_a, const TensorMap& map_b, int tid) const
+    {
+        if constexpr (P::ISSUE_WARP) {
+            if (tid < 32) {
+                if (tid == 0)
+                    for (int q = 0; q < steps; ++q) load(map_a, map_b, q);
+                return;
+            }
+        } else if (tid == 0) {
+            for (int q = 0; q < STAGES - 1 && q < steps; ++q) load(map_a, map_b, q);
+        }
+        const int first = P::ISSUE_WARP ? tid - 32 : tid;
+        for (int s = 0; s < steps; ++s) {
+            const int slot = s % STAGES;
+            wait(full(slot), (s / STAGES) & 1);
+            split(slot, first);
             arrive(ready(slot));
             const int q = s + STAGES - 1;  // into the slot the consumers release after stage s - 1
-            if (tid == 0 && q < steps) {
-                if (q >= STAGES) wait(empty(q % STAGES), (q / STAGES - 1) & 1);
-                load(map_a, map_b, q);
-            }
+            if (!P::ISSUE_WARP && tid == 0 && q < steps) load(map_a, map_b, q);
         }
     }
 
@@ -216,53 +261,92 @@ struct Block {
             }
     }
 
-    __device__ void consume(float* __restrict__ c, int m, int n, int w, int tid) const
+    static constexpr int R = BM / 2;  // accumulator registers a thread: 64 x BM over 128 threads
+    struct Consumer {
+        float acc[R], part[R], raw[4][4];
+        unsigned hi[2][4][4], lo[2][4][4];  // the fragments of two stages: one in flight while the next is split
+        int chunk, col;
+    };
+
+    // Stage s: split the fetched fragments into set Q, issue its 12 wgmma into the partial tile (from zero at a
+    // chain's first stage), fetch stage s + 1's.
+    template <int Q>
+    __device__ void issue(Consumer& c, int s, int accumulate) const
     {
-        constexpr int R = BM / 2;  // accumulator registers a thread: 64 x BM over 128 threads
+        const int slot = s % STAGES;
+#pragma unroll
+        for (int kk = 0; kk < 4; ++kk)
+#pragma unroll
+            for (int e = 0; e < 4; ++e) {
+                const uint2 x = tf32x3::RoundInt::split(c.raw[kk][e]);
+                c.hi[Q][kk][e] = x.x, c.lo[Q][kk][e] = x.y;
+            }
+        const unsigned long long da = descriptor(stage(slot)), dl = descriptor(stage(slot) + L::A_BYTES);
+        asm volatile("wgmma.fence.sync.aligned;" ::: "memory");
+#pragma unroll
+        for (int kk = 0; kk < 4; ++kk) {  // a k slice of 8 is 32 bytes on along the swizzled rows
+            wgmma<BM>(c.part, c.hi[Q][kk], dl + 2 * kk, kk > 0 || accumulate);
+            wgmma<BM>(c.part, c.lo[Q][kk], da + 2 * kk, 1);
+            wgmma<BM>(c.part, c.hi[Q][kk], da + 2 * kk, 1);
+        }
+        asm volatile("wgmma.commit_group.sync.aligned;" ::: "memory");
+        if (s + 1 < steps) {
+            const int next = (s + 1) % STAGES;
+            wait(full(next), ((s + 1) / STAGES) & 1);
+            wait(ready(next), ((s + 1) / STAGES) & 1);
+            fetch(c.raw, next, c.chunk, c.col);
+        }
+    }
+
+    // Stage s's wgmma have completed: its fragment set Q may be overwritten and its slot refilled.
+    template <int Q>
+    __device__ void release(Consumer& c, int s) const
+    {
+        pin(c.hi[Q]), pin(c.lo[Q]);
+        __syncwarp();
+        if (threadIdx.x % 32 == 0) arrive(empty(s % STAGES));
+    }
+
+    // Whether stage s begins or ends a chain is known at compile time: a wait or a read of the partial tile that
+    // ptxas cannot place makes it drain every wgmma (C7517), or serialize them.
+    template <int Q, bool FIRST, bool LAST>
+    __device__ void step(Consumer& c, int s) const
+    {
+        issue<Q>(c, s, !FIRST);
+        if constexpr (LAST) {
+            asm volatile("wgmma.wait_group.sync.aligned 0;" ::: "memory");
+            if constexpr (!FIRST) release<Q ^ 1>(c, s - 1);
+            release<Q>(c, s);
+            pin(c.part);
+#pragma unroll
+            for (int i = 0; i < R; ++i) c.acc[i] += c.part[i];
+        } else {
+            asm volatile("wgmma.wait_group.sync.aligned 1;" ::: "memory");
+            if constexpr (!FIRST) release<Q ^ 1>(c, s - 1);
+        }
+    }
+
+    __device__ void consume(float* __restrict__ out, int m, int n, int w, int tid) const
+    {
         const int warp = tid / 32, lane = tid % 32, g = lane / 4, t = lane % 4;
-        const int chunk = 2 * w + warp / 2;                   // this warp's 32-column box of B
-        const int col = 8 * (warp % 2) + 16 * (g / 4) + g % 4;  // fragment row g's column in the box; g + 8: +4
-        float acc[R] = {}, part[R];
-        float raw[4][4];
+        Consumer c;
+        c.chunk = 2 * w + warp / 2;                         // this warp's 32-column box of B
+        c.col = 8 * (warp % 2) + 16 * (g / 4) + g % 4;      // fragment row g's column in the box; g + 8: +4
+#pragma unroll
+        for (int i = 0; i < R; ++i) c.acc[i] = 0.f;
         wait(full(0), 0);
         wait(ready(0), 0);
-        fetch(raw, 0, chunk, col);
-        for (int s = 0; s < steps; ++s) {
-            const int slot = s % STAGES;
-            unsigned hi[4][4], lo[4][4];
-#pragma unroll
-            for (int kk = 0; kk < 4; ++kk)
-#pragma unroll
-                for (int e = 0; e < 4; ++e) {
-                    const uint2 x = tf32x3::RoundInt::split(raw[kk][e]);
-                    hi[kk][e] = x.x, lo[kk][e] = x.y;
-                }
-            const unsigned long long da = descriptor(stage(slot)), dl = descriptor(stage(slot) + L::A_BYTES);
-            asm volatile("wgmma.fence.sync.aligned;" ::: "memory");
-#pragma unroll
-            for (int kk = 0; kk < 4; ++kk) {  // a k slice of 8 is 32 bytes on along the swizzled rows
-                wgmma<BM>(part, hi[kk], dl + 2 * kk, kk > 0);
-                wgmma<BM>(part, lo[kk], da + 2 * kk, 1);
-                wgmma<BM>(part, hi[kk], da + 2 * kk, 1);
-            }
-            asm volatile("wgmma.commit_group.sync.aligned;" ::: "memory");
-            if (s + 1 < steps) {
-                const int next = (s + 1) % STAGES;
-                wait(full(next), ((s + 1) / STAGES) & 1);
-                wait(ready(next), ((s + 1) / STAGES) & 1);
-                fetch(raw, next, chunk, col);
-            }
-            asm volatile("wgmma.wait_group.sync.aligned 0;" ::: "memory");
-            pin(part);
-            pin(hi), pin(lo);
-            __syncwarp();
-            if (lane == 0) arrive(empty(slot));
-#pragma unroll
-            for (int i = 0; i < R; ++i) acc[i] += part[i];
+        fetch(c.raw, 0, c.chunk, c.col);
+        constexpr bool ONE = P::CHAIN == 1;
+        int s = 0;
+        for (; s + 1 < steps; s += 2) {  // two stages an iteration: the fragment sets by compile-time index
+            step<0, true, ONE>(c, s);
+            step<1, ONE, true>(c, s + 1);
         }
+        if (s < steps) step<0, true, true>(c, s);
         // The accumulator of m64nBMk8: warp rows 16 warp + g + 8h (C's columns, permuted as loaded), register
         // 4i + 2h + e at wgmma column 8i + 2t + e (C's row).
-        const int n0 = col0 + 64 * w + 32 * (warp / 2) + col;
+        const int n0 = col0 + 64 * w + 32 * (warp / 2) + c.col;
 #pragma unroll
         for (int i = 0; i < BM / 8; ++i)
 #pragma unroll
@@ -270,36 +354,29 @@ struct Block {
 #pragma unroll
                 for (int e = 0; e < 2; ++e) {
                     const int row = row0 + 8 * i + 2 * t + e, cc = n0 + 4 * h;
-                    if (row < m && cc < n) c[static_cast<long long>(row) * n + cc] = acc[4 * i + 2 * h + e];
+                    if (row < m && cc < n) out[static_cast<long long>(row) * n + cc] = c.acc[4 * i + 2 * h + e];
                 }
     }
 };
 
-template <int BM, int STAGES>
+template <int BM, int STAGES, class P = Inline>
 __device__ __forceinline__ void matmul(const TensorMap& map_a, const TensorMap& map_b, float* __restrict__ c, int m,
                                        int n, int k)
 {
-    using B = Block<BM, STAGES>;
+    using B = Block<BM, STAGES, P>;
     extern __shared__ unsigned char shared[];
     const unsigned raw = static_cast<unsigned>(__cvta_generic_to_shared(shared));
     const unsigned pad = (1024 - (raw & 1023)) & 1023;
-    B block{raw + pad, shared + pad, (k + BK - 1) / BK, static_cast<int>(blockIdx.y) * BM,
-            static_cast<int>(blockIdx.x) * BN};
+    const B block{raw + pad, shared + pad, (k + BK - 1) / BK, static_cast<int>(blockIdx.y) * BM,
+                  static_cast<int>(blockIdx.x) * BN};
     const int wg = threadIdx.x / 128, tid = threadIdx.x % 128;
-    if (threadIdx.x == 0) {
-        for (int s = 0; s < STAGES; ++s) {
-            barrier_init(block.full(s), 1);
-            barrier_init(block.ready(s), 128);
-            barrier_init(block.empty(s), 8);  // the consumers' eight warps
-        }
-        asm volatile("fence.mbarrier_init.release.cluster;" ::: "memory");
-    }
+    if (threadIdx.x == 0) block.init();
     __syncthreads();
     if (wg == 0) {
-        asm volatile("setmaxnreg.dec.sync.aligned.u32 40;");  // PRODUCER_REGS
+        asm volatile("setmaxnreg.dec.sync.aligned.u32 40;");  // the producer's registers
         block.produce(map_a, map_b, tid);
     } else {
-        asm volatile("setmaxnreg.inc.sync.aligned.u32 232;");  // CONSUMER_REGS
+        asm volatile("setmaxnreg.inc.sync.aligned.u32 232;");  // the consumers': 128 x 40 + 256 x 232 <= 64 Ki
         block.consume(c, m, n, wg - 1, tid);
     }
 }

@@ -5,15 +5,16 @@
 //   Shapes TMA cannot take (n or k not a multiple of 4, k = 0) launch matmul_3xtf32_wgmma_tma_fallback:
 //   h200-001's adopted mma.sync kernel, grid (ceil(n / 64), ceil(m / 64), 1), block (128, 1, 1).
 //
-// Design for sm_90a: a 128 x 128 tile of C a block, 4 stages of K 32 in flight, one producer warpgroup (TMA and the
-//   split of A) and two consumer warpgroups of wgmma m64n128k8; kernels/cuda/include/wgmma_tma.cuh.
+// Design for sm_90a: a 128 x 128 tile of C a block, 4 stages of K 32 in flight, one producer
+//   warpgroup (TMA and the split of A) and two consumer warpgroups of wgmma m64n128k8.
+//   The mainloop and its policies: kernels/cuda/include/wgmma_tma.cuh.
 #include "wgmma_tma.cuh"
 
 extern "C" __global__ void __launch_bounds__(wgmma_tma::THREADS, 1)
 matmul_3xtf32_wgmma_tma_128x128(const __grid_constant__ wgmma_tma::TensorMap map_a,
     const __grid_constant__ wgmma_tma::TensorMap map_b, float* __restrict__ c, int m, int n, int k)
 {
-    wgmma_tma::matmul<128, 4>(map_a, map_b, c, m, n, k);
+    wgmma_tma::matmul<128, 4, wgmma_tma::Inline>(map_a, map_b, c, m, n, k);
 }
 
 extern "C" __global__ void __launch_bounds__(128)

@@ -62,8 +62,36 @@ def wgmma_tma(entry, bm, stages):
                           route=lambda t, s: None if takes_tma(t, s) else WGMMA_TMA_FALLBACK)
 
 
-WGMMA_TMA_128X128 = wgmma_tma("matmul_3xtf32_wgmma_tma_128x128", 128, 4)
-WGMMA_TMA_64X128 = wgmma_tma("matmul_3xtf32_wgmma_tma_64x128", 64, 6)
+
+
+def wgmma_tma_variant(tile: str, policy: str, design: str) -> CudaVariant:
+    """A variant of the wgmma_tma family: its tile (bm x 128: 128x128 with 4 stages, 64x128 with 6, the most that
+    fit in shared memory) and its policy suffix name it; its .cu file names the policy."""
+    bm, stages = {"128x128": (128, 4), "64x128": (64, 6)}[tile]
+    name = f"matmul_3xtf32_wgmma_tma_{tile}{policy}"
+    return CudaVariant(name, "matmul", wgmma_tma(name, bm, stages), f"h200-002: {design}", arch_specific=True)
+
+
+WGMMA_TMA_VARIANTS = {v.name: v for v in [
+    wgmma_tma_variant("128x128", "", "the 3xTF32 product on sm_90's own path: C^T = B^T A^T so that A's tile, as TMA "
+                      "lays it (128-byte swizzle), is wgmma's K-major shared operand and B^T its register operand; a "
+                      "128x128 tile, four stages of K 32, a producer warpgroup (TMA, and A split into hi and lo "
+                      "tiles) and two consumer warpgroups of wgmma m64n128k8, each stage's 12 products summed from "
+                      "zero and added in FP32"),
+    wgmma_tma_variant("64x128", "", "as matmul_3xtf32_wgmma_tma_128x128 with 64x128 tiles (wgmma m64n64k8) and six "
+                      "stages: 128 blocks at 1024^3, where 128x128 leaves half the 132 SMs idle"),
+    wgmma_tma_variant("128x128", "_ws", "as matmul_3xtf32_wgmma_tma_128x128 with a warp of its own issuing the TMA "
+                      "loads, so the split of A runs up to three stages ahead of the consumers"),
+    wgmma_tma_variant("128x128", "_ws_chain2", "as matmul_3xtf32_wgmma_tma_128x128_ws with chains of two stages: "
+                      "stage s issued before stage s - 1 is waited for, the partial tile drained every other stage"),
+    wgmma_tma_variant("128x128", "_ws_chain2_trunc", "as matmul_3xtf32_wgmma_tma_128x128_ws_chain2 with A's hi left "
+                      "as loaded (the tensor core reads a TF32 operand's top 19 bits) and lo the truncation's "
+                      "remainder: one tile written a stage by the split, not two"),
+    wgmma_tma_variant("64x128", "_ws_chain2", "as matmul_3xtf32_wgmma_tma_64x128 with a warp of its own issuing the "
+                      "TMA loads and chains of two stages"),
+    wgmma_tma_variant("64x128", "_ws_chain2_trunc", "as matmul_3xtf32_wgmma_tma_64x128_ws_chain2 with A's hi left as "
+                      "loaded and lo the truncation's remainder"),
+]}
 
 
 def work(s):
@@ -117,15 +145,6 @@ OP = Op(
                     "m64n64k8, sm_90a): A from registers, B transposed into shared memory and read by the tensor "
                     "core, each K step's mma running while the next tile is split and stored",
                     arch_specific=True),
-        CudaVariant("matmul_3xtf32_wgmma_tma_128x128", "matmul", WGMMA_TMA_128X128,
-                    "h200-002: the 3xTF32 product on sm_90's own path: C^T = B^T A^T so that A's tile, as TMA lays "
-                    "it (128-byte swizzle), is wgmma's K-major shared operand and B^T its register operand; a "
-                    "128x128 tile, four stages of K 32, a producer warpgroup (TMA, A split into hi and lo tiles) "
-                    "and two consumer warpgroups of wgmma m64n128k8, each stage's 12 products summed from zero "
-                    "and added in FP32", arch_specific=True),
-        CudaVariant("matmul_3xtf32_wgmma_tma_64x128", "matmul", WGMMA_TMA_64X128,
-                    "h200-002: matmul_3xtf32_wgmma_tma_128x128 with 64x128 tiles (wgmma m64n64k8) and six stages: "
-                    "128 blocks at 1024^3, where 128x128 leaves half the 132 SMs idle", arch_specific=True),
-    ]},
+    ]} | WGMMA_TMA_VARIANTS,
     work=work,
 )
