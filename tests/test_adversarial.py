@@ -136,12 +136,12 @@ def test_a_variant_built_again_on_the_same_machine_keeps_its_ptxas_report(tmp_pa
         assert len(done.stdout.split()) == 2 and all(int(r) > 0 for r in done.stdout.split())
 
 
-def sanitized(tmp_path: Path, variants: dict[str, Path], contracts: dict | None = None):
+def sanitized(tmp_path: Path, variants: dict[str, Path], contracts: dict | None = None, op: str = "gelu"):
     from fieldnote import sanitize
 
     if sanitize.executable() is None:
         pytest.skip("compute-sanitizer not found")
-    job = {"op": "gelu", "variants": {k: str(v) for k, v in variants.items()}, "seed": 7, "contracts": contracts or {}}
+    job = {"op": op, "variants": {k: str(v) for k, v in variants.items()}, "seed": 7, "contracts": contracts or {}}
     return sanitize.sanitize(job, tmp_path)
 
 
@@ -170,4 +170,16 @@ def test_the_sanitizer_passes_the_shipped_gelu_variants(tmp_path):
         variants[name] = tmp_path / f"{name}.cubin"
     table = sanitized(tmp_path, variants)
     assert set(table["tool"]) == {"memcheck", "racecheck", "synccheck", "initcheck"}
+    assert (table["errors"] == 0).all(), table[table["errors"] > 0]
+
+
+def test_the_sanitizer_passes_the_tma_matmul_on_both_of_its_paths(tmp_path):
+    """TMA, mbarriers and wgmma at 70x132x36 (every dimension past a tile), the mma.sync entry at 17x19x23."""
+    from fieldnote.ops import OPS
+
+    v = OPS["matmul"].variant("matmul_3xtf32_wgmma_tma")
+    cubin, _, _ = build.compile_source(ROOT / v.source, v.target("sm_90"))
+    (tmp_path / "tma.cubin").write_bytes(cubin)
+    table = sanitized(tmp_path, {v.name: tmp_path / "tma.cubin"}, op="matmul")
+    assert {"70x132x36", "17x19x23"} <= set(table["shape"]), table
     assert (table["errors"] == 0).all(), table[table["errors"] > 0]

@@ -102,6 +102,24 @@ def test_summing_each_k_step_apart_keeps_3xtf32_inside_the_gate_at_4096(tmp_path
     assert ratio["matmul_3xtf32_wgmma_64x64"][0] is True, ratio
 
 
+def test_the_tma_matmul_takes_each_of_its_entries_inside_the_gate(tmp_path):
+    """matmul_3xtf32_wgmma_tma routes by shape: 128x128 tiles at 4096^3 (K chained through 128 stages), 64x128 at
+    1000^3 (no dimension a multiple of a tile), the mma.sync kernel where a row is no 16-byte stride."""
+    import torch
+
+    variant = OPS["matmul"].variant("matmul_3xtf32_wgmma_tma")
+    run = cuda_runner(tmp_path, "matmul", variant)
+    routes = {"4096x4096x4096": "matmul_3xtf32_wgmma_tma_large", "1000x1000x1000": "matmul_3xtf32_wgmma_tma_small",
+              "1023x1025x1027": "matmul_3xtf32_wgmma_tma_fallback"}
+    for label, entry in routes.items():
+        shape = OPS["matmul"].parse_label(label)
+        inputs_ = OPS["matmul"].inputs(shape, SEED)
+        tensors = {n: torch.from_numpy(a).cuda() for n, a in inputs_.items()}
+        assert (variant.contract.route(tensors, shape) or variant.contract).entry == entry
+        table = check.run_checks(run, "matmul", variant.name, "cuda", [check.Case("full", shape, SEED, inputs_)], TOL)
+        assert table["passed"].all(), table.to_string()
+
+
 def test_full_inputs_on_disk_are_the_ones_checked(tmp_path):
     path = tmp_path / "m.npz"
     inputs.write("matmul", FULL["matmul"], SEED, path, tmp_path / "m.json")

@@ -48,7 +48,7 @@ def takes_tma(t, s) -> bool:
     return aligned and s["k"] > 0 and s["k"] % 4 == 0 and s["n"] % 4 == 0
 
 
-def wgmma_tma(entry, bm, stages):
+def wgmma_tma(entry, bm, stages, route=None):
     """kernels/cuda/include/wgmma_tma.cuh: a bm x 128 tile of C a block, three warpgroups, `stages` stages of K 32
     in shared memory (two tiles of A, hi and lo, and one of B each); A and B passed as TMA maps."""
     def args(t, s):
@@ -59,7 +59,25 @@ def wgmma_tma(entry, bm, stages):
 
     return LaunchContract(entry=entry, block=(384, 1, 1), grid=lambda s: (cdiv(s["n"], 128), cdiv(s["m"], bm), 1),
                           args=args, dynamic_shared_bytes=stages * (2 * bm * 128 + 32 * 128 * 4) + 1024 + 24 * stages,
-                          route=lambda t, s: None if takes_tma(t, s) else WGMMA_TMA_FALLBACK)
+                          route=route or (lambda t, s: None if takes_tma(t, s) else WGMMA_TMA_FALLBACK))
+
+
+def multiprocessors() -> int:
+    import torch
+
+    return torch.cuda.get_device_properties(torch.cuda.current_device()).multi_processor_count
+
+
+def by_tiles(t, s):
+    """matmul_3xtf32_wgmma_tma's entries: 128x128 tiles once they make a full wave on the GPU, else 64x128 (at
+    1024^3 the first leaves half the SMs idle), the mma.sync kernel where TMA cannot go."""
+    if not takes_tma(t, s):
+        return WGMMA_TMA_FALLBACK
+    return WGMMA_TMA_LARGE if cdiv(s["m"], 128) * cdiv(s["n"], 128) >= multiprocessors() else None
+
+
+WGMMA_TMA_LARGE = wgmma_tma("matmul_3xtf32_wgmma_tma_large", 128, 4)
+WGMMA_TMA = wgmma_tma("matmul_3xtf32_wgmma_tma_small", 64, 6, route=by_tiles)
 
 
 
@@ -91,6 +109,10 @@ WGMMA_TMA_VARIANTS = {v.name: v for v in [
                       "TMA loads and chains of two stages"),
     wgmma_tma_variant("64x128", "_ws_chain2_trunc", "as matmul_3xtf32_wgmma_tma_64x128_ws_chain2 with A's hi left as "
                       "loaded and lo the truncation's remainder"),
+    CudaVariant("matmul_3xtf32_wgmma_tma", "matmul", WGMMA_TMA,
+                "h200-002: matmul_3xtf32_wgmma_tma_128x128_ws_chain2_trunc where its tiles fill the GPU, "
+                "matmul_3xtf32_wgmma_tma_64x128_ws_chain2_trunc where they do not, h200-001's mma.sync kernel "
+                "where TMA cannot go (n or k not a multiple of 4): one cubin, three entries", arch_specific=True),
 ]}
 
 
@@ -107,7 +129,8 @@ OP = Op(
     output_shape=lambda s: (s["m"], s["n"]),
     torch_args=("a", "b"),
     triton_args=("a", "b"),
-    small_shapes=({"m": 17, "n": 19, "k": 23}, {"m": 1, "n": 1, "k": 1}),
+    # 70x132x36: every dimension past a tile and a stage, on the TMA path (rows of 16-byte strides)
+    small_shapes=({"m": 17, "n": 19, "k": 23}, {"m": 1, "n": 1, "k": 1}, {"m": 70, "n": 132, "k": 36}),
     cuda_variants={v.name: v for v in [
         CudaVariant("matmul_tiled_16x16", "matmul", TILED_16X16,
                     "16x16 shared tiles of A and B, one output per thread, K step 16"),
