@@ -181,5 +181,5 @@ def test_the_sanitizer_passes_the_tma_matmul_on_both_of_its_paths(tmp_path):
     cubin, _, _ = build.compile_source(ROOT / v.source, v.target("sm_90"))
     (tmp_path / "tma.cubin").write_bytes(cubin)
     table = sanitized(tmp_path, {v.name: tmp_path / "tma.cubin"}, op="matmul")
-    assert {"70x132x36", "17x19x23"} <= set(table["shape"]), table
+    assert {"small 70x132x36", "small 17x19x23"} <= set(table["shape"]), table
     assert (table["errors"] == 0).all(), table[table["errors"] > 0]
