@@ -167,10 +167,37 @@ struct Policy {
 };
 using Inline = Policy<false, 1, false>;  // h200-002's first two variants
 
-template <int BM, int STAGES, class P = Inline>
+// Where the tiles come from:
+//   Maps      TMA boxes of A and B (rows of 16-byte strides), issued by one thread, completing on `full`'s
+//             transaction count.
+//   Pointers  A and B as they lie, any shape: two warps copy the tiles element by element with cp.async (zeros
+//             past the matrix), into the layout TMA's swizzle gives, each thread's copies arriving on `full` as
+//             they land. The split then writes hi back too (no TRUNCATE): every word the tensor core reads was
+//             last written by a thread that fenced the async proxy after writing it.
+struct Maps {
+    static constexpr bool TMA = true;
+    const TensorMap& a;
+    const TensorMap& b;
+};
+
+struct Pointers {
+    static constexpr bool TMA = false;
+    const float* __restrict__ a;
+    const float* __restrict__ b;
+    int m, n, k;
+};
+
+__device__ __forceinline__ void copy4(unsigned dst, const float* src, bool in)
+{
+    asm volatile("cp.async.ca.shared.global [%0], [%1], 4, %2;" ::"r"(dst), "l"(src), "r"(in ? 4 : 0) : "memory");
+}
+
+template <int BM, int STAGES, class P, class S>
 struct Block {
     using L = Layout<BM, STAGES>;
-    static constexpr int SPLITTERS = P::ISSUE_WARP ? 96 : 128;  // threads that split A's tile
+    static_assert(S::TMA || (P::ISSUE_WARP && !P::TRUNCATE), "cp.async loads take warps of their own and no TRUNCATE");
+    // The producer warpgroup's threads: the first LOADERS issue loads, the rest split A's tile.
+    static constexpr int LOADERS = S::TMA ? (P::ISSUE_WARP ? 32 : 0) : 64, SPLITTERS = 128 - LOADERS;
     unsigned base;  // shared address of stage 0, 1024-aligned
     unsigned char* generic;
     int steps, row0, col0;
@@ -184,22 +211,49 @@ struct Block {
     __device__ void init() const
     {
         for (int s = 0; s < STAGES; ++s) {
-            barrier_init(full(s), 1);
+            barrier_init(full(s), S::TMA ? 1 : LOADERS);
             barrier_init(ready(s), SPLITTERS);
             barrier_init(empty(s), 8);  // the consumers' eight warps
         }
         asm volatile("fence.mbarrier_init.release.cluster;" ::: "memory");
     }
 
-    __device__ void load(const TensorMap& map_a, const TensorMap& map_b, int q) const
+    // The shared offset of element (row, col) of a tile of rows of 128 bytes, with TMA's 128-byte swizzle.
+    static __device__ unsigned swizzled(int row, int col)
+    {
+        return row * 128 + ((((col >> 2) ^ (row & 7))) << 4) + (col & 3) * 4;
+    }
+
+    __device__ void load(const Maps& src, int q, int) const
     {
         const int slot = q % STAGES, k0 = q * BK;
         if (q >= STAGES) wait(empty(slot), (q / STAGES - 1) & 1);  // the consumers are done with stage q - STAGES
         arrive_expecting(full(slot), L::A_BYTES + L::B_BYTES);
-        tma_load(stage(slot), map_a, k0, row0, full(slot));
+        tma_load(stage(slot), src.a, k0, row0, full(slot));
 #pragma unroll
         for (int box = 0; box < BN / 32; ++box)
-            tma_load(stage(slot) + 2 * L::A_BYTES + 4096 * box, map_b, col0 + 32 * box, k0, full(slot));
+            tma_load(stage(slot) + 2 * L::A_BYTES + 4096 * box, src.b, col0 + 32 * box, k0, full(slot));
+    }
+
+    __device__ void load(const Pointers& src, int q, int loader) const
+    {
+        const int slot = q % STAGES, k0 = q * BK;
+        if (q >= STAGES) wait(empty(slot), (q / STAGES - 1) & 1);
+#pragma unroll 4
+        for (int j = 0; j < BM * BK / LOADERS; ++j) {  // a warp copies a 128-byte row of A
+            const int e = loader + LOADERS * j, r = e / BK, col = e % BK;
+            const bool in = row0 + r < src.m && k0 + col < src.k;
+            copy4(stage(slot) + swizzled(r, col), in ? src.a + static_cast<long long>(row0 + r) * src.k + k0 + col : src.a,
+                  in);
+        }
+#pragma unroll 4
+        for (int j = 0; j < BK * BN / LOADERS; ++j) {  // and a 128-byte piece of a row of B
+            const int e = loader + LOADERS * j, kr = e / BN, col = e % BN;
+            const bool in = k0 + kr < src.k && col0 + col < src.n;
+            copy4(stage(slot) + 2 * L::A_BYTES + 4096 * (col / 32) + swizzled(kr, col % 32),
+                  in ? src.b + static_cast<long long>(k0 + kr) * src.n + col0 + col : src.b, in);
+        }
+        asm volatile("cp.async.mbarrier.arrive.noinc.shared::cta.b64 [%0];" ::"r"(full(slot)) : "memory");
     }
 
     __device__ void split(int slot, int first) const
@@ -225,25 +279,24 @@ struct Block {
         asm volatile("fence.proxy.async.shared::cta;" ::: "memory");  // for the tensor core's reads
     }
 
-    __device__ void produce(const TensorMap& map_a, const TensorMap& map_b, int tid) const
+    __device__ void produce(const S& src, int tid) const
     {
-        if constexpr (P::ISSUE_WARP) {
-            if (tid < 32) {
-                if (tid == 0)
-                    for (int q = 0; q < steps; ++q) load(map_a, map_b, q);
+        if constexpr (LOADERS > 0) {
+            if (tid < LOADERS) {
+                if (!S::TMA || tid == 0)
+                    for (int q = 0; q < steps; ++q) load(src, q, tid);
                 return;
             }
         } else if (tid == 0) {
-            for (int q = 0; q < STAGES - 1 && q < steps; ++q) load(map_a, map_b, q);
+            for (int q = 0; q < STAGES - 1 && q < steps; ++q) load(src, q, tid);
         }
-        const int first = P::ISSUE_WARP ? tid - 32 : tid;
         for (int s = 0; s < steps; ++s) {
             const int slot = s % STAGES;
             wait(full(slot), (s / STAGES) & 1);
-            split(slot, first);
+            split(slot, tid - LOADERS);
             arrive(ready(slot));
             const int q = s + STAGES - 1;  // into the slot the consumers release after stage s - 1
-            if (!P::ISSUE_WARP && tid == 0 && q < steps) load(map_a, map_b, q);
+            if (LOADERS == 0 && tid == 0 && q < steps) load(src, q, tid);
         }
     }
 
@@ -334,9 +387,11 @@ struct Block {
         c.col = 8 * (warp % 2) + 16 * (g / 4) + g % 4;      // fragment row g's column in the box; g + 8: +4
 #pragma unroll
         for (int i = 0; i < R; ++i) c.acc[i] = 0.f;
-        wait(full(0), 0);
-        wait(ready(0), 0);
-        fetch(c.raw, 0, c.chunk, c.col);
+        if (steps > 0) {  // k = 0: C is zeros
+            wait(full(0), 0);
+            wait(ready(0), 0);
+            fetch(c.raw, 0, c.chunk, c.col);
+        }
         constexpr bool ONE = P::CHAIN == 1;
         int s = 0;
         for (; s + 1 < steps; s += 2) {  // two stages an iteration: the fragment sets by compile-time index
@@ -359,11 +414,10 @@ struct Block {
     }
 };
 
-template <int BM, int STAGES, class P = Inline>
-__device__ __forceinline__ void matmul(const TensorMap& map_a, const TensorMap& map_b, float* __restrict__ c, int m,
-                                       int n, int k)
+template <int BM, int STAGES, class P = Inline, class S = Maps>
+__device__ __forceinline__ void matmul(const S& src, float* __restrict__ c, int m, int n, int k)
 {
-    using B = Block<BM, STAGES, P>;
+    using B = Block<BM, STAGES, P, S>;
     extern __shared__ unsigned char shared[];
     const unsigned raw = static_cast<unsigned>(__cvta_generic_to_shared(shared));
     const unsigned pad = (1024 - (raw & 1023)) & 1023;
@@ -372,11 +426,15 @@ __device__ __forceinline__ void matmul(const TensorMap& map_a, const TensorMap& 
     const int wg = threadIdx.x / 128, tid = threadIdx.x % 128;
     if (threadIdx.x == 0) block.init();
     __syncthreads();
+    // Registers: 128 x 40 + 256 x 232 <= 64 Ki; the cp.async loaders' address arithmetic spills below 64, so
+    // there 128 x 64 + 256 x 216.
     if (wg == 0) {
-        asm volatile("setmaxnreg.dec.sync.aligned.u32 40;");  // the producer's registers
-        block.produce(map_a, map_b, tid);
+        if constexpr (S::TMA) asm volatile("setmaxnreg.dec.sync.aligned.u32 40;");
+        else asm volatile("setmaxnreg.dec.sync.aligned.u32 64;");
+        block.produce(src, tid);
     } else {
-        asm volatile("setmaxnreg.inc.sync.aligned.u32 232;");  // the consumers': 128 x 40 + 256 x 232 <= 64 Ki
+        if constexpr (S::TMA) asm volatile("setmaxnreg.inc.sync.aligned.u32 232;");
+        else asm volatile("setmaxnreg.inc.sync.aligned.u32 216;");
         block.consume(c, m, n, wg - 1, tid);
     }
 }
