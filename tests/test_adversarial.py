@@ -174,7 +174,7 @@ def test_the_sanitizer_passes_the_shipped_gelu_variants(tmp_path):
 
 
 def test_the_sanitizer_passes_the_tma_matmul_on_both_of_its_paths(tmp_path):
-    """TMA, mbarriers and wgmma at 70x132x36 (every dimension past a tile), the cp.async-fed entry at 17x19x23."""
+    """TMA, mbarriers and wgmma at 70x132x36 (every dimension past a tile), the mma.sync entry at 17x19x23."""
     from fieldnote.ops import OPS
 
     v = OPS["matmul"].variant("matmul_3xtf32_wgmma_tma")

@@ -104,13 +104,13 @@ def test_summing_each_k_step_apart_keeps_3xtf32_inside_the_gate_at_4096(tmp_path
 
 def test_the_tma_matmul_takes_each_of_its_entries_inside_the_gate(tmp_path):
     """matmul_3xtf32_wgmma_tma routes by shape: 128x128 tiles at 4096^3 (K chained through 128 stages), 64x128 at
-    1000^3 (no dimension a multiple of a tile), the cp.async-fed kernel where a row is no 16-byte stride or k = 0."""
+    1000^3 (no dimension a multiple of a tile), the mma.sync kernel where a row is no 16-byte stride."""
     import torch
 
     variant = OPS["matmul"].variant("matmul_3xtf32_wgmma_tma")
     run = cuda_runner(tmp_path, "matmul", variant)
     routes = {"4096x4096x4096": "matmul_3xtf32_wgmma_tma_large", "1000x1000x1000": "matmul_3xtf32_wgmma_tma_small",
-              "1023x1025x1027": "matmul_3xtf32_wgmma_tma_copy", "64x64x0": "matmul_3xtf32_wgmma_tma_copy"}
+              "1023x1025x1027": "matmul_3xtf32_wgmma_tma_fallback"}
     for label, entry in routes.items():
         shape = OPS["matmul"].parse_label(label)
         inputs_ = OPS["matmul"].inputs(shape, SEED)

@@ -6,14 +6,14 @@
 //     memory Layout<128, 4>::SHARED; arguments (TMA map of A, box 128 x 32; of B, box 32 x 32; c, m, n, k).
 //   - n and k multiples of 4, k > 0, fewer tiles: matmul_3xtf32_wgmma_tma_small, 64 x 128 tiles, grid
 //     (ceil(n / 128), ceil(m / 64), 1), Layout<64, 6>::SHARED, A's box 64 x 32.
-//   - any other shape (a row of A or B not a 16-byte stride, or k = 0): matmul_3xtf32_wgmma_tma_copy, the
-//     64 x 128 mainloop fed by cp.async, grid (ceil(n / 128), ceil(m / 64), 1), Layout<64, 6>::SHARED,
-//     arguments (a, b, c, m, n, k).
+//   - any other shape (a row of A or B not a 16-byte stride, or k = 0): matmul_3xtf32_wgmma_tma_fallback,
+//     h200-001's mma.sync kernel, grid (ceil(n / 64), ceil(m / 64), 1), block (128, 1, 1), arguments (a, b, c,
+//     m, n, k). The same mainloop fed by 4-byte cp.async instead ran 3.4 times slower than it
+//     (matmul_3xtf32_wgmma_cpasync_64x128, docs/h200-002-kernel-notes.md).
 //
 // Design for sm_90a: the two fastest of h200-002's wgmma_tma variants, each at the shapes where it led
 //   (docs/h200-002-kernel-notes.md): 128 x 128 tiles where there are enough of them to fill the chip, 64 x 128
-//   where there are not; both with a warp issuing TMA loads, chains of two stages and A's hi as loaded; and
-//   matmul_3xtf32_wgmma_cpasync_64x128 where TMA cannot go.
+//   where there are not; both with a warp issuing TMA loads, chains of two stages and A's hi as loaded.
 //   The mainloop and its policies: kernels/cuda/include/wgmma_tma.cuh.
 #include "wgmma_tma.cuh"
 
@@ -33,9 +33,9 @@ matmul_3xtf32_wgmma_tma_large(const __grid_constant__ wgmma_tma::TensorMap map_a
     wgmma_tma::matmul<128, 4, Adopted>(wgmma_tma::Maps{map_a, map_b}, c, m, n, k);
 }
 
-extern "C" __global__ void __launch_bounds__(wgmma_tma::THREADS, 1)
-matmul_3xtf32_wgmma_tma_copy(const float* __restrict__ a, const float* __restrict__ b, float* __restrict__ c, int m,
-    int n, int k)
+extern "C" __global__ void __launch_bounds__(128)
+matmul_3xtf32_wgmma_tma_fallback(const float* __restrict__ a, const float* __restrict__ b, float* __restrict__ c,
+    int m, int n, int k)
 {
-    wgmma_tma::matmul<64, 6, wgmma_tma::Policy<true, 2, false>>(wgmma_tma::Pointers{a, b, m, n, k}, c, m, n, k);
+    tf32x3::matmul<128, 32, tf32x3::SplitOnLoad<tf32x3::RoundInt>, false, true>(a, b, c, m, n, k);
 }

@@ -70,21 +70,18 @@ def multiprocessors() -> int:
 
 def by_tiles(t, s):
     """matmul_3xtf32_wgmma_tma's entries: 128x128 tiles once they make a full wave on the GPU, else 64x128 (at
-    1024^3 the first leaves half the SMs idle), the cp.async-fed 64x128 kernel where TMA cannot go."""
+    1024^3 the first leaves half the SMs idle), the mma.sync kernel where TMA cannot go."""
     if not takes_tma(t, s):
-        return WGMMA_TMA_COPY
+        return WGMMA_TMA_FALLBACK
     return WGMMA_TMA_LARGE if cdiv(s["m"], 128) * cdiv(s["n"], 128) >= multiprocessors() else None
-
-
-def wgmma_cpasync(entry):
-    """The 64x128 wgmma_tma mainloop fed by cp.async from plain pointers: any shape."""
-    return LaunchContract(entry=entry, block=(384, 1, 1), grid=lambda s: (cdiv(s["n"], 128), cdiv(s["m"], 64), 1),
-                          args=abc_mnk, dynamic_shared_bytes=WGMMA_TMA_64.dynamic_shared_bytes)
 
 
 WGMMA_TMA_64 = wgmma_tma("matmul_3xtf32_wgmma_tma_small", 64, 6, route=by_tiles)
 WGMMA_TMA_LARGE = wgmma_tma("matmul_3xtf32_wgmma_tma_large", 128, 4)
-WGMMA_TMA_COPY = wgmma_cpasync("matmul_3xtf32_wgmma_tma_copy")
+# The 64x128 mainloop fed by cp.async from plain pointers: any shape (an attempt: 4-byte copies, 5.7x slower).
+WGMMA_CPASYNC_64X128 = LaunchContract(entry="matmul_3xtf32_wgmma_cpasync_64x128", block=(384, 1, 1),
+                                      grid=lambda s: (cdiv(s["n"], 128), cdiv(s["m"], 64), 1), args=abc_mnk,
+                                      dynamic_shared_bytes=WGMMA_TMA_64.dynamic_shared_bytes)
 
 
 
@@ -116,16 +113,14 @@ WGMMA_TMA_VARIANTS = {v.name: v for v in [
                       "TMA loads and chains of two stages"),
     wgmma_tma_variant("64x128", "_ws_chain2_trunc", "as matmul_3xtf32_wgmma_tma_64x128_ws_chain2 with A's hi left as "
                       "loaded and lo the truncation's remainder"),
-    CudaVariant("matmul_3xtf32_wgmma_cpasync_64x128", "matmul",
-                wgmma_cpasync("matmul_3xtf32_wgmma_cpasync_64x128"),
+    CudaVariant("matmul_3xtf32_wgmma_cpasync_64x128", "matmul", WGMMA_CPASYNC_64X128,
                 "h200-002: matmul_3xtf32_wgmma_tma_64x128_ws_chain2 for any shape: two producer warps copy the "
                 "tiles element by element with cp.async into the layout TMA's swizzle gives (zeros past the "
                 "matrix), two split A", arch_specific=True),
     CudaVariant("matmul_3xtf32_wgmma_tma", "matmul", WGMMA_TMA_64,
                 "h200-002: matmul_3xtf32_wgmma_tma_128x128_ws_chain2_trunc where its tiles fill the GPU, "
-                "matmul_3xtf32_wgmma_tma_64x128_ws_chain2_trunc where they do not, "
-                "matmul_3xtf32_wgmma_cpasync_64x128 where TMA cannot go (n or k not a multiple of 4): one cubin, "
-                "three entries", arch_specific=True),
+                "matmul_3xtf32_wgmma_tma_64x128_ws_chain2_trunc where they do not, h200-001's mma.sync kernel "
+                "where TMA cannot go (n or k not a multiple of 4): one cubin, three entries", arch_specific=True),
 ]}
 
 
