@@ -440,3 +440,22 @@ __device__ __forceinline__ void matmul(const S& src, float* __restrict__ c, int 
 }
 
 }  // namespace wgmma_tma
+
+// A variant's entry: kernel NAME, a BM x 128 tile, STAGES stages, then its wgmma_tma::Policy (commas and all), TMA
+// maps of A (box BM x 32) and B (box 32 x 32).
+#define WGMMA_TMA_ENTRY(NAME, BM, STAGES, ...)                                                                    \
+    extern "C" __global__ void __launch_bounds__(wgmma_tma::THREADS, 1)                                           \
+        NAME(const __grid_constant__ wgmma_tma::TensorMap map_a, const __grid_constant__ wgmma_tma::TensorMap map_b, \
+             float* __restrict__ c, int m, int n, int k)                                                           \
+    {                                                                                                              \
+        wgmma_tma::matmul<BM, STAGES, __VA_ARGS__>(wgmma_tma::Maps{map_a, map_b}, c, m, n, k);                      \
+    }
+
+// In every cubin of the family, for the shapes TMA cannot take (a row of A or B not a 16-byte stride): h200-001's
+// adopted mma.sync kernel, grid (ceil(n / 64), ceil(m / 64), 1), block (128, 1, 1).
+extern "C" __global__ void __launch_bounds__(128)
+matmul_3xtf32_wgmma_tma_fallback(const float* __restrict__ a, const float* __restrict__ b, float* __restrict__ c,
+    int m, int n, int k)
+{
+    tf32x3::matmul<128, 32, tf32x3::SplitOnLoad<tf32x3::RoundInt>, false, true>(a, b, c, m, n, k);
+}

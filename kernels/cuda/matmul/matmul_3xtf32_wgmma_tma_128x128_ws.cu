@@ -10,16 +10,4 @@
 //   The mainloop and its policies: kernels/cuda/include/wgmma_tma.cuh.
 #include "wgmma_tma.cuh"
 
-extern "C" __global__ void __launch_bounds__(wgmma_tma::THREADS, 1)
-matmul_3xtf32_wgmma_tma_128x128_ws(const __grid_constant__ wgmma_tma::TensorMap map_a,
-    const __grid_constant__ wgmma_tma::TensorMap map_b, float* __restrict__ c, int m, int n, int k)
-{
-    wgmma_tma::matmul<128, 4, wgmma_tma::Policy<true, 1, false>>(wgmma_tma::Maps{map_a, map_b}, c, m, n, k);
-}
-
-extern "C" __global__ void __launch_bounds__(128)
-matmul_3xtf32_wgmma_tma_fallback(const float* __restrict__ a, const float* __restrict__ b, float* __restrict__ c,
-    int m, int n, int k)
-{
-    tf32x3::matmul<128, 32, tf32x3::SplitOnLoad<tf32x3::RoundInt>, false, true>(a, b, c, m, n, k);
-}
+WGMMA_TMA_ENTRY(matmul_3xtf32_wgmma_tma_128x128_ws, 128, 4, wgmma_tma::Policy<true, 1, false>)

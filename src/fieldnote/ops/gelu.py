@@ -26,6 +26,11 @@ FOUR_PER_THREAD = LaunchContract(
     grid=lambda s: (cdiv(s["rows"] * s["cols"], 1024), 1, 1),
     args=x_bias_y,
 )
+FLAT_FOUR_PER_THREAD = LaunchContract(
+    entry="gelu_bias_sigmoid_flat4", block=(256, 1, 1),
+    grid=lambda s: (cdiv(s["rows"] * s["cols"], 1024), 1, 1),
+    args=x_bias_y,
+)
 EIGHT_PER_THREAD = LaunchContract(
     entry="gelu_bias_sigmoid_vec8", block=(256, 1, 1),
     grid=lambda s: (cdiv(s["rows"] * s["cols"], 2048), 1, 1),
@@ -62,6 +67,9 @@ OP = Op(
         CudaVariant("gelu_bias_sigmoid_vec4", "gelu", FOUR_PER_THREAD,
                     "h200-001: four elements a thread as 128-bit loads and stores (when cols % 4 == 0), tanh "
                     "written as the logistic of 2u: one exp2 and one division"),
+        CudaVariant("gelu_bias_sigmoid_flat4", "gelu", FLAT_FOUR_PER_THREAD,
+                    "h200-002: gelu_bias_sigmoid_vec4 for any width: x and y as float4 over the flat array "
+                    "whatever cols is, only the bias read element by element where a row ends inside the four"),
         CudaVariant("gelu_bias_sigmoid_vec8", "gelu", EIGHT_PER_THREAD,
                     "h200-001: as gelu_bias_sigmoid_vec4 with eight elements a thread, two float4 a block "
                     "width apart, both loads issued first"),
