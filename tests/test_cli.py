@@ -19,7 +19,7 @@ def fieldnote(*args: str) -> subprocess.CompletedProcess:
     (["show"], "the following arguments are required: bundle"),
     (["show", "results/no-such-namespace"], "results/no-such-namespace is not a bundle"),
     (["new", "x.y", "--from", "h200-001"], "'x.y' is not a valid name"),
-    (["new", "fresh", "--from", "h200-099"], "unknown namespace 'h200-099' (known: h200-001, mage-001"),
+    (["new", "fresh", "--from", "h200-099"], "unknown namespace 'h200-099' (known: h200-001, h200-002, mage-001"),
     (["new", "mage-006", "--from", "h200-001"], "mage-006.yaml exists already"),
 ])
 def test_a_bad_command_line_says_why_and_fails(args, says):
@@ -58,7 +58,7 @@ def copy_project_config(tmp_path):
 def test_an_unknown_namespace_lists_the_known_ones(project):
     run = snakemake(project, "--cores", "1", "results/mage-066")
     assert run.returncode != 0 and "Traceback" not in run.stderr
-    assert "fieldnote: unknown namespace 'mage-066' (known: h200-001, mage-001, mage-002, mage-003, mage-006" in (
+    assert "fieldnote: unknown namespace 'mage-066' (known: h200-001, h200-002, mage-001, mage-002, mage-003, mage-006" in (
         run.stderr)
     assert not (project / "results" / "mage-066").exists()
 
