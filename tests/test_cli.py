@@ -58,8 +58,8 @@ def copy_project_config(tmp_path):
 def test_an_unknown_namespace_lists_the_known_ones(project):
     run = snakemake(project, "--cores", "1", "results/mage-066")
     assert run.returncode != 0 and "Traceback" not in run.stderr
-    assert "fieldnote: unknown namespace 'mage-066' (known: h200-001, h200-002, mage-001, mage-002, mage-003, mage-006" in (
-        run.stderr)
+    known = "h200-001, h200-002, mage-001, mage-002, mage-003, mage-006"
+    assert f"fieldnote: unknown namespace 'mage-066' (known: {known}" in run.stderr
     assert not (project / "results" / "mage-066").exists()
 
 

@@ -120,6 +120,18 @@ def test_the_tma_matmul_takes_each_of_its_entries_inside_the_gate(tmp_path):
         assert table["passed"].all(), table.to_string()
 
 
+def test_the_padded_tma_matmul_copies_then_multiplies_inside_the_gate(tmp_path):
+    """matmul_3xtf32_wgmma_tma_padded at shapes whose rows are no 16-byte stride: the two copies into scratch
+    rows, then the 64x128 or the 128x128 tiles on them; twice each, the scratch reused."""
+    variant = OPS["matmul"].variant("matmul_3xtf32_wgmma_tma_padded")
+    run = cuda_runner(tmp_path, "matmul", variant)
+    for label in ("1023x1025x1027", "2047x2049x515", "1023x1025x1027", "17x19x23"):
+        shape = OPS["matmul"].parse_label(label)
+        case = check.Case("full", shape, SEED, OPS["matmul"].inputs(shape, SEED))
+        table = check.run_checks(run, "matmul", variant.name, "cuda", [case], TOL)
+        assert table["passed"].all(), table.to_string()
+
+
 def test_full_inputs_on_disk_are_the_ones_checked(tmp_path):
     path = tmp_path / "m.npz"
     inputs.write("matmul", FULL["matmul"], SEED, path, tmp_path / "m.json")

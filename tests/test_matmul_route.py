@@ -40,3 +40,36 @@ def test_the_shape_picks_the_entry(label, expected):
 
 def test_an_operand_off_16_bytes_goes_to_the_fallback():
     assert entry({"m": 1024, "n": 1024, "k": 1024}, address=(1 << 20) + 4) == "matmul_3xtf32_wgmma_tma_fallback"
+
+
+def padded_route(shape, address=1 << 20):
+    contract = OPS["matmul"].variant("matmul_3xtf32_wgmma_tma_padded").contract
+    tensors = {"a": Tensor(address), "b": Tensor(1 << 21), "out": Tensor(1 << 22)}
+    return contract.route(tensors, shape) or contract
+
+
+@pytest.mark.parametrize("label, tile, copies", [
+    ("4096x4096x4096", "large", False),
+    ("1024x1024x1024", "small", False),
+    ("1023x1025x1027", "small", True),
+    ("2047x2049x515", "large", True),   # 16 x 17 tiles of 128x128
+    ("17x19x23", "small", True),
+])
+def test_padded_copies_rows_that_are_no_16_byte_stride_then_takes_the_same_tiles(label, tile, copies):
+    shape = OPS["matmul"].parse_label(label)
+    chosen = padded_route(shape)
+    assert chosen.entry == f"matmul_3xtf32_wgmma_tma_padded_{tile}"
+    assert [c.entry for c in chosen.before] == ["matmul_3xtf32_wgmma_tma_padded_copy"] * 2 * copies
+    if copies:
+        m, n, k = shape["m"], shape["n"], shape["k"]
+        up = lambda x: -(-x // 4) * 4  # noqa: E731
+        assert chosen.workspace(shape) == {"a16": (m, up(k)), "b16": (k, up(n))}
+        a, b = chosen.before
+        # a thread a float4 of the copy, 256 a block; the copy's row stride is a multiple of 4 floats
+        assert a.grid(shape) == (-(-m * up(k) // 1024), 1, 1) and b.grid(shape) == (-(-k * up(n) // 1024), 1, 1)
+        assert a.args({"a": "A", "a16": "A16"}, shape)[:2] == ("A", "A16")
+        assert [int(v) for v in a.args({"a": 0, "a16": 0}, shape)[2:]] == [m, k, up(k)]
+
+
+def test_padded_sends_k_0_to_the_mma_sync_kernel():
+    assert padded_route({"m": 8, "n": 8, "k": 0}).entry == "matmul_3xtf32_wgmma_tma_fallback"

@@ -54,6 +54,7 @@ class CudaKernel:
         self.kernels = {}  # entry -> cuda.core kernel; a contract may route a call to another entry of the cubin
         self._kernel(variant.contract)  # a missing entry fails here, not at the first call
         self.streams = {}  # torch stream handle -> cuda.core stream; graph capture runs on a side stream
+        self.workspaces = {}  # (entry, shape) -> scratch tensors, made before any graph capture (the first call)
 
     def _kernel(self, contract):
         if contract.entry not in self.kernels:
@@ -76,15 +77,29 @@ class CudaKernel:
             self.streams[handle] = self.device.create_stream(_TorchStream())
         return self.streams[handle]
 
-    def __call__(self, tensors: dict, shape: dict) -> None:
+    def _workspace(self, contract, shape: dict) -> dict:
+        if contract.workspace is None:
+            return {}
+        key = (contract.entry, tuple(sorted(shape.items())))
+        if key not in self.workspaces:
+            self.workspaces[key] = {name: torch.empty(size, dtype=torch.float32, device=f"cuda:{self.device.device_id}")
+                                    for name, size in contract.workspace(shape).items()}
+        return self.workspaces[key]
+
+    def _launch(self, contract, tensors: dict, shape: dict) -> None:
         from cuda.core import LaunchConfig, launch
 
+        config = LaunchConfig(grid=contract.grid(shape), block=contract.block,
+                              shmem_size=contract.dynamic_shared_bytes)
+        args = [a.data_ptr() if isinstance(a, torch.Tensor) else a for a in contract.args(tensors, shape)]
+        launch(self._stream(), config, self._kernel(contract), *args)
+
+    def __call__(self, tensors: dict, shape: dict) -> None:
         contract = self.variant.contract
         reason = contract.supports(shape)
         if reason:
             raise PipelineError(f"{self.variant.op}/{self.variant.name}: shape {shape} out of range: {reason}")
         contract = contract.route(tensors, shape) or contract
-        config = LaunchConfig(grid=contract.grid(shape), block=contract.block,
-                              shmem_size=contract.dynamic_shared_bytes)
-        args = [a.data_ptr() if isinstance(a, torch.Tensor) else a for a in contract.args(tensors, shape)]
-        launch(self._stream(), config, self._kernel(contract), *args)
+        tensors = {**tensors, **self._workspace(contract, shape)}
+        for step in (*contract.before, contract):
+            self._launch(step, tensors, shape)

@@ -1,4 +1,6 @@
 """Matrix multiplication: c = a @ b, a is M x K, b is K x N, FP32."""
+import dataclasses
+
 import numpy as np
 
 from .base import CudaVariant, LaunchContract, Op, cdiv, normal
@@ -48,13 +50,14 @@ def takes_tma(t, s) -> bool:
     return aligned and s["k"] > 0 and s["k"] % 4 == 0 and s["n"] % 4 == 0
 
 
-def wgmma_tma(entry, bm, stages, route=None):
+def wgmma_tma(entry, bm, stages, route=None, a="a", b="b"):
     """kernels/cuda/include/wgmma_tma.cuh: a bm x 128 tile of C a block, three warpgroups, `stages` stages of K 32
-    in shared memory (two tiles of A, hi and lo, and one of B each); A and B passed as TMA maps."""
+    in shared memory (two tiles of A, hi and lo, and one of B each); A and B (the tensors named `a` and `b`)
+    passed as TMA maps."""
     def args(t, s):
         from ..launch import tensor_map
 
-        return (tensor_map(t["a"], (bm, 32)), tensor_map(t["b"], (32, 32)), t["out"],
+        return (tensor_map(t[a], (bm, 32)), tensor_map(t[b], (32, 32)), t["out"],
                 i32(s["m"]), i32(s["n"]), i32(s["k"]))
 
     return LaunchContract(entry=entry, block=(384, 1, 1), grid=lambda s: (cdiv(s["n"], 128), cdiv(s["m"], bm), 1),
@@ -78,6 +81,36 @@ def by_tiles(t, s):
 
 WGMMA_TMA_64 = wgmma_tma("matmul_3xtf32_wgmma_tma_small", 64, 6, route=by_tiles)
 WGMMA_TMA_LARGE = wgmma_tma("matmul_3xtf32_wgmma_tma_large", 128, 4)
+
+
+def up4(x: int) -> int:
+    return -(-x // 4) * 4
+
+
+def padded(prefix: str):
+    """The route of matmul_3xtf32_wgmma_tma_padded: as by_tiles where TMA can go; elsewhere (k > 0) a copy of A
+    and of B into scratch rows of 16-byte strides first, then the same tiles on the copies."""
+    def copy(source, target, rows, cols):
+        return LaunchContract(entry=f"{prefix}_copy", block=(256, 1, 1),
+                              grid=lambda s: (cdiv(s[rows] * up4(s[cols]), 1024), 1, 1),
+                              args=lambda t, s: (t[source], t[target], i32(s[rows]), i32(s[cols]), i32(up4(s[cols]))))
+
+    tiles = {64: (f"{prefix}_small", 6), 128: (f"{prefix}_large", 4)}
+    plain = {bm: wgmma_tma(entry, bm, stages) for bm, (entry, stages) in tiles.items()}
+    copied = {bm: dataclasses.replace(wgmma_tma(entry, bm, stages, a="a16", b="b16"),
+                                      workspace=lambda s: {"a16": (s["m"], up4(s["k"])), "b16": (s["k"], up4(s["n"]))},
+                                      before=(copy("a", "a16", "m", "k"), copy("b", "b16", "k", "n")))
+              for bm, (entry, stages) in tiles.items()}
+
+    def route(t, s):
+        if s["k"] == 0:
+            return WGMMA_TMA_FALLBACK
+        bm = 128 if cdiv(s["m"], 128) * cdiv(s["n"], 128) >= multiprocessors() else 64
+        return plain[bm] if takes_tma(t, s) else copied[bm]
+
+    return dataclasses.replace(plain[64], route=route)
+
+
 # The 64x128 mainloop fed by cp.async from plain pointers: any shape (an attempt: 4-byte copies, 5.7x slower).
 WGMMA_CPASYNC_64X128 = LaunchContract(entry="matmul_3xtf32_wgmma_cpasync_64x128", block=(384, 1, 1),
                                       grid=lambda s: (cdiv(s["n"], 128), cdiv(s["m"], 64), 1), args=abc_mnk,
@@ -117,6 +150,10 @@ WGMMA_TMA_VARIANTS = {v.name: v for v in [
                 "h200-002: matmul_3xtf32_wgmma_tma_64x128_ws_chain2 for any shape: two producer warps copy the "
                 "tiles element by element with cp.async into the layout TMA's swizzle gives (zeros past the "
                 "matrix), two split A", arch_specific=True),
+    CudaVariant("matmul_3xtf32_wgmma_tma_padded", "matmul", padded("matmul_3xtf32_wgmma_tma_padded"),
+                "h200-002: matmul_3xtf32_wgmma_tma where TMA can go; where it cannot (n or k not a multiple of 4), "
+                "A and B copied first into scratch rows of 16-byte strides, then the same wgmma path on the "
+                "copies, instead of the mma.sync kernel", arch_specific=True),
     CudaVariant("matmul_3xtf32_wgmma_tma", "matmul", WGMMA_TMA_64,
                 "h200-002: matmul_3xtf32_wgmma_tma_128x128_ws_chain2_trunc where its tiles fill the GPU, "
                 "matmul_3xtf32_wgmma_tma_64x128_ws_chain2_trunc where they do not, h200-001's mma.sync kernel "
