@@ -90,6 +90,21 @@ WARP_ROW_SMEM_AFFINE = contract("layernorm_warp_row_smem_affine", 256, wide_rows
 # Four rows a warp, 32 a block, at the seed shape.
 WARP_ROW_PIPELINED = contract("layernorm_warp_row_pipelined", 256, wide_rows_a_block(768, 32),
                               at_most_8192_cols_in_quads)
+
+
+def any_width_grid(s):
+    """layernorm_warp_row_any_width: a block a row past 1024 columns in quads and past 1021 otherwise (a row that
+    starts inside a quad spans one more), else eight rows a block."""
+    wide = s["cols"] > 1024 if s["cols"] % 4 == 0 else s["cols"] > 1021
+    return (s["rows"], 1, 1) if wide else (cdiv(s["rows"], 8), 1, 1)
+
+
+def at_most_8192_cols_any_width(s):
+    limit = 8192 if s["cols"] % 4 == 0 else 8189
+    return None if s["cols"] <= limit else f"holds a row of at most {limit} floats in a block, got cols={s['cols']}"
+
+
+WARP_ROW_ANY_WIDTH = contract("layernorm_warp_row_any_width", 256, any_width_grid, at_most_8192_cols_any_width)
 TWO_WARP_ROW_REGISTERS = contract("layernorm_2warp_row_registers", 256, rows_per_block(4), any_cols)
 
 def work(s):
@@ -135,6 +150,10 @@ OP = Op(
         CudaVariant("layernorm_2warp_row_registers", "layernorm", TWO_WARP_ROW_REGISTERS,
                     "the two-warp split of mage-003 with the row held in registers (three quads a thread at 768 "
                     "columns), so x is read from global memory once"),
+        CudaVariant("layernorm_warp_row_any_width", "layernorm", WARP_ROW_ANY_WIDTH,
+                    "h200-002: layernorm_warp_row_registers for widths that are not a multiple of 4 too: the aligned "
+                    "quads that cover a row loaded into registers, the elements outside it zeroed, y written as "
+                    "whole quads inside the row and element by element at its ends (three scalar passes before)"),
         CudaVariant("layernorm_warp_row_registers", "layernorm", WARP_ROW_REGISTERS,
                     "h200-001: one warp per row (8 rows per 256-thread block), the whole row in registers with all "
                     "its 128-bit loads in flight at once, mean then variance about it by shuffles, no shared "
