@@ -5,7 +5,8 @@
 // C^T = B^T A^T: wgmma's register operand is a 64 x 8 slice of B^T, read from B's tile with scalar loads, and its
 // shared operand is A's tile as it lies (K-major rows of 128 bytes, the 128-byte swizzle TMA writes).
 //
-// A block is three warpgroups and owns a BM x 128 tile of C:
+// A block is three warpgroups and owns a BM x 128 tile of C (as the first variants have it; the policies below
+// change who issues the loads, how hi is split and how many stages a partial tile sums):
 //   producer   one thread issues the TMA loads of stage s + STAGES - 1 (A: one BM x 32 box; B: four 32 x 32
 //              boxes) on the stage's `full` barrier; the warpgroup then splits A's tile in place (hi = x rounded
 //              to TF32, lo = x - hi into a tile of its own, same layout), fences the async proxy and arrives on

@@ -60,6 +60,7 @@ def wgmma_tma(entry, bm, stages, route=None, a="a", b="b"):
         return (tensor_map(t[a], (bm, 32)), tensor_map(t[b], (32, 32)), t["out"],
                 i32(s["m"]), i32(s["n"]), i32(s["k"]))
 
+    # the kernel's Layout<bm, stages>::SHARED: the stages (A's hi and lo tiles, B's), 1024 to align, the barriers
     return LaunchContract(entry=entry, block=(384, 1, 1), grid=lambda s: (cdiv(s["n"], 128), cdiv(s["m"], bm), 1),
                           args=args, dynamic_shared_bytes=stages * (2 * bm * 128 + 32 * 128 * 4) + 1024 + 24 * stages,
                           route=route or (lambda t, s: None if takes_tma(t, s) else WGMMA_TMA_FALLBACK))
@@ -71,12 +72,17 @@ def multiprocessors() -> int:
     return torch.cuda.get_device_properties(torch.cuda.current_device()).multi_processor_count
 
 
+def large_tiles(s) -> bool:
+    """128x128 tiles once they make a full wave on the GPU (a block a multiprocessor), else 64x128: at 1024^3 the
+    first leaves half the SMs idle."""
+    return cdiv(s["m"], 128) * cdiv(s["n"], 128) >= multiprocessors()
+
+
 def by_tiles(t, s):
-    """matmul_3xtf32_wgmma_tma's entries: 128x128 tiles once they make a full wave on the GPU, else 64x128 (at
-    1024^3 the first leaves half the SMs idle), the mma.sync kernel where TMA cannot go."""
+    """matmul_3xtf32_wgmma_tma's entries: the tile by `large_tiles`, the mma.sync kernel where TMA cannot go."""
     if not takes_tma(t, s):
         return WGMMA_TMA_FALLBACK
-    return WGMMA_TMA_LARGE if cdiv(s["m"], 128) * cdiv(s["n"], 128) >= multiprocessors() else None
+    return WGMMA_TMA_LARGE if large_tiles(s) else None
 
 
 WGMMA_TMA_64 = wgmma_tma("matmul_3xtf32_wgmma_tma_small", 64, 6, route=by_tiles)
@@ -105,18 +111,16 @@ def padded(prefix: str):
     def route(t, s):
         if s["k"] == 0:
             return WGMMA_TMA_FALLBACK
-        bm = 128 if cdiv(s["m"], 128) * cdiv(s["n"], 128) >= multiprocessors() else 64
+        bm = 128 if large_tiles(s) else 64
         return plain[bm] if takes_tma(t, s) else copied[bm]
 
     return dataclasses.replace(plain[64], route=route)
 
 
-# The 64x128 mainloop fed by cp.async from plain pointers: any shape (an attempt: 4-byte copies, 5.7x slower).
+# The 64x128 mainloop fed by cp.async from plain pointers, any shape: an attempt (docs/h200-002-kernel-notes.md).
 WGMMA_CPASYNC_64X128 = LaunchContract(entry="matmul_3xtf32_wgmma_cpasync_64x128", block=(384, 1, 1),
                                       grid=lambda s: (cdiv(s["n"], 128), cdiv(s["m"], 64), 1), args=abc_mnk,
                                       dynamic_shared_bytes=WGMMA_TMA_64.dynamic_shared_bytes)
-
-
 
 
 def wgmma_tma_variant(tile: str, policy: str, design: str) -> CudaVariant:
