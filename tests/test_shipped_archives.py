@@ -37,7 +37,7 @@ def replayed(tmp_path_factory) -> Path:
     measuring = [rule for rule in job_counts(plan.stdout) if not REPLAY_RULES.fullmatch(rule)]
     assert measuring == [], f"a replay planned {measuring}"
     assert not (project.parent / "shared").exists()
-    run = snakemake(project, "--cores", "2")  # rule all: every namespace
+    run = snakemake(project, "--cores", "2")  # rule all: every namespace that needs no GPU
     assert run.returncode == 0, run.stderr
     return project
 
