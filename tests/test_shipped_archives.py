@@ -98,6 +98,7 @@ def test_a_replay_without_the_namespace_file_holds_the_note_to_the_recorded_targ
     """The bundle records the targets its note was held to, so an archive replayed on its own (`--config
     replay=`, no namespace file) gives back the note it ships, targets and limits included."""
     (project / "config" / "namespaces" / "h200-001.yaml").unlink()
+    (project / "config" / "namespaces" / "h200-002.yaml").unlink()  # its progression names h200-001
     archive = ROOT / "archives" / "h200-001.tar.gz"
     run = snakemake(project, "work/h200-001/note.md", "--cores", "1", "--config", f"replay={archive}")
     assert run.returncode == 0, run.stderr
