@@ -12,12 +12,7 @@
 //   too whenever cols % 4 != 0. With cols % 4 == 0 the bias is one float4, as in vec4. The last numel % 4
 //   elements, and arrays whose start is not 16-byte aligned, go one at a time.
 
-__device__ __forceinline__ float gelu_tanh(float v)
-{
-    const float two_k0_log2e = 2.f * 0.7978845608028654f * 1.4426950408889634f;  // 2 sqrt(2/pi) log2(e)
-    const float u2 = two_k0_log2e * fmaf(0.044715f * v, v * v, v);               // 2u log2(e)
-    return __fdividef(v, 1.f + exp2f(-u2));
-}
+#include "gelu_sigmoid.cuh"  // gelu_tanh and gelu_quad, the family's arithmetic
 
 extern "C" __global__ void __launch_bounds__(256)
 gelu_bias_sigmoid_flat4(const float* __restrict__ x, const float* __restrict__ bias, float* __restrict__ y,
@@ -43,12 +38,7 @@ gelu_bias_sigmoid_flat4(const float* __restrict__ x, const float* __restrict__ b
             c = c + 1 == cols ? 0 : c + 1;
             bv.w = __ldg(bias + c);
         }
-        float4 out;
-        out.x = gelu_tanh(xv.x + bv.x);
-        out.y = gelu_tanh(xv.y + bv.y);
-        out.z = gelu_tanh(xv.z + bv.z);
-        out.w = gelu_tanh(xv.w + bv.w);
-        *reinterpret_cast<float4*>(y + first) = out;
+        *reinterpret_cast<float4*>(y + first) = gelu_quad(xv, bv);
         return;
     }
     for (long long i = first; i < first + 4 && i < numel; ++i)

@@ -12,12 +12,7 @@
 //   go one at a time. The logistic form needs one exp2 (ex2.approx, relative error about 2^-22) and one
 //   division instead of tanhf's long sequence; its error stays far inside the 1e-4 gate.
 
-__device__ __forceinline__ float gelu_tanh(float v)
-{
-    const float two_k0_log2e = 2.f * 0.7978845608028654f * 1.4426950408889634f;  // 2 sqrt(2/pi) log2(e)
-    const float u2 = two_k0_log2e * fmaf(0.044715f * v, v * v, v);               // 2u log2(e)
-    return __fdividef(v, 1.f + exp2f(-u2));
-}
+#include "gelu_sigmoid.cuh"  // gelu_tanh and gelu_quad, the family's arithmetic
 
 extern "C" __global__ void __launch_bounds__(256)
 gelu_bias_sigmoid_vec4(const float* __restrict__ x, const float* __restrict__ bias, float* __restrict__ y,
@@ -31,12 +26,7 @@ gelu_bias_sigmoid_vec4(const float* __restrict__ x, const float* __restrict__ bi
         const int col = (int)(first % cols);
         const float4 xv = __ldg(reinterpret_cast<const float4*>(x + first));
         const float4 bv = __ldg(reinterpret_cast<const float4*>(bias + col));
-        float4 out;
-        out.x = gelu_tanh(xv.x + bv.x);
-        out.y = gelu_tanh(xv.y + bv.y);
-        out.z = gelu_tanh(xv.z + bv.z);
-        out.w = gelu_tanh(xv.w + bv.w);
-        *reinterpret_cast<float4*>(y + first) = out;
+        *reinterpret_cast<float4*>(y + first) = gelu_quad(xv, bv);
         return;
     }
     for (long long i = first; i < first + 4 && i < numel; ++i)

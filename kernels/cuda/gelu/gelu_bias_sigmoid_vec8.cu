@@ -11,18 +11,7 @@
 //   x issued before either is used), so half the blocks and twice the bytes in flight a thread. Widths that are
 //   not a multiple of 4 go one element at a time, as there.
 
-__device__ __forceinline__ float gelu_tanh(float v)
-{
-    const float two_k0_log2e = 2.f * 0.7978845608028654f * 1.4426950408889634f;  // 2 sqrt(2/pi) log2(e)
-    const float u2 = two_k0_log2e * fmaf(0.044715f * v, v * v, v);               // 2u log2(e)
-    return __fdividef(v, 1.f + exp2f(-u2));
-}
-
-__device__ __forceinline__ float4 gelu_quad(float4 xv, float4 bv)
-{
-    return make_float4(gelu_tanh(xv.x + bv.x), gelu_tanh(xv.y + bv.y), gelu_tanh(xv.z + bv.z),
-                       gelu_tanh(xv.w + bv.w));
-}
+#include "gelu_sigmoid.cuh"  // gelu_tanh and gelu_quad, the family's arithmetic
 
 extern "C" __global__ void __launch_bounds__(256)
 gelu_bias_sigmoid_vec8(const float* __restrict__ x, const float* __restrict__ bias, float* __restrict__ y,

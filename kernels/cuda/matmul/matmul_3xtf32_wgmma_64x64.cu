@@ -19,6 +19,7 @@
 //   - K steps of 16: six wgmma a step, the first with scale-d = 0 (D = A B), so the partial sums need no zeroing.
 //   - Shared writes are made visible to the tensor core's async proxy with fence.proxy.async before the barrier.
 #include "tf32x3_mma.cuh"  // the family's guarded loads and round-to-nearest split
+#include "wgmma_tf32.cuh"   // the wgmma instruction and its register pins
 
 namespace {
 
@@ -48,35 +49,8 @@ __device__ __forceinline__ unsigned long long descriptor(const unsigned* tile)
            (static_cast<unsigned long long>((B_STRIDE * 4) >> 4) << 32);  // no swizzle, base offset 0
 }
 
-// d (64 x 64, f32) = a (64 x 8, registers) b (8 x 64, shared) + (accumulate ? d : 0)
-__device__ __forceinline__ void wgmma(float (&d)[32], const unsigned (&a)[4], unsigned long long b, int accumulate)
-{
-    asm volatile(
-        "{\n.reg .pred p;\nsetp.ne.b32 p, %37, 0;\n"
-        "wgmma.mma_async.sync.aligned.m64n64k8.f32.tf32.tf32 "
-        "{%0,%1,%2,%3,%4,%5,%6,%7,%8,%9,%10,%11,%12,%13,%14,%15,"
-        "%16,%17,%18,%19,%20,%21,%22,%23,%24,%25,%26,%27,%28,%29,%30,%31}, "
-        "{%32,%33,%34,%35}, %36, p, 1, 1;\n}\n"
-        : "+f"(d[0]), "+f"(d[1]), "+f"(d[2]), "+f"(d[3]), "+f"(d[4]), "+f"(d[5]), "+f"(d[6]), "+f"(d[7]),
-          "+f"(d[8]), "+f"(d[9]), "+f"(d[10]), "+f"(d[11]), "+f"(d[12]), "+f"(d[13]), "+f"(d[14]), "+f"(d[15]),
-          "+f"(d[16]), "+f"(d[17]), "+f"(d[18]), "+f"(d[19]), "+f"(d[20]), "+f"(d[21]), "+f"(d[22]), "+f"(d[23]),
-          "+f"(d[24]), "+f"(d[25]), "+f"(d[26]), "+f"(d[27]), "+f"(d[28]), "+f"(d[29]), "+f"(d[30]), "+f"(d[31])
-        : "r"(a[0]), "r"(a[1]), "r"(a[2]), "r"(a[3]), "l"(b), "r"(accumulate));
-}
-
-// Registers the asynchronous mma reads or writes must not be reused or read by other instructions until it
-// completes: an empty asm that uses and defines them pins them across the wait.
-__device__ __forceinline__ void pin(float (&d)[32])
-{
-#pragma unroll
-    for (int i = 0; i < 32; ++i) asm volatile("" : "+f"(d[i])::"memory");
-}
-
-__device__ __forceinline__ void pin(unsigned (&a)[4])
-{
-#pragma unroll
-    for (int i = 0; i < 4; ++i) asm volatile("" : "+r"(a[i])::"memory");
-}
+using wgmma_tf32::pin;
+using wgmma_tf32::wgmma_n64;
 
 // One K tile of A (64 x 16) and B (16 x 64) in registers: two quads each per thread.
 struct Stage {
@@ -167,12 +141,12 @@ matmul_3xtf32_wgmma_64x64(const float* __restrict__ a, const float* __restrict__
         const u64 next_k = (2 * B_LEAD * 4) >> 4;  // the second k slice of 8: two core matrices on, along k
         pin(part);
         asm volatile("wgmma.fence.sync.aligned;" ::: "memory");
-        wgmma(part, alo[0], bh, 0);
-        wgmma(part, ahi[0], bl, 1);
-        wgmma(part, ahi[0], bh, 1);
-        wgmma(part, alo[1], bh + next_k, 1);
-        wgmma(part, ahi[1], bl + next_k, 1);
-        wgmma(part, ahi[1], bh + next_k, 1);
+        wgmma_n64(part, alo[0], bh, 0);
+        wgmma_n64(part, ahi[0], bl, 1);
+        wgmma_n64(part, ahi[0], bh, 1);
+        wgmma_n64(part, alo[1], bh + next_k, 1);
+        wgmma_n64(part, ahi[1], bl + next_k, 1);
+        wgmma_n64(part, ahi[1], bh + next_k, 1);
         asm volatile("wgmma.commit_group.sync.aligned;" ::: "memory");
         if (s + 1 < steps) store(stage, tiles.a[cur ^ 1], tiles.bhi[cur ^ 1], tiles.blo[cur ^ 1]);
         asm volatile("wgmma.wait_group.sync.aligned 0;" ::: "memory");
