@@ -18,16 +18,19 @@ UNCHANGED = ["matmul/matmul_3xtf32_mma_64x64", "matmul/matmul_3xtf32_mma_64x64_m
              "matmul/matmul_3xtf32_mma_64x64_presplit", "matmul/matmul_3xtf32_mma_64x64_presplit_8warps",
              "matmul/matmul_3xtf32_wgmma_64x64", "layernorm/layernorm_warp_row_registers",
              "layernorm/layernorm_warp_two_rows", "layernorm/layernorm_warp_row_smem_affine",
-             "triangle/triangle_3xtf32_mma", "triangle/triangle_smem_tile32x16"]
+             "triangle/triangle_3xtf32_mma", "triangle/triangle_smem_tile32x16", "gelu/gelu_bias_sigmoid_vec4"]
 CHANGED = ["layernorm/layernorm_warp_row_six_quads", "layernorm/layernorm_warp_row_pipelined"]
 
 
-def sass(source: Path, entry: str, tmp: Path) -> list[str]:
-    """The instructions of the entry's cubin, without addresses and encodings."""
+def sass(source: Path, entry: str, tmp: Path, function: str | None = None) -> list[str]:
+    """The instructions of the entry's cubin (of one of its functions, if named), without addresses and
+    encodings."""
     arch = "sm_90a" if "wgmma" in entry else "sm_90"
     cubin = tmp / f"{entry}.cubin"
     cubin.write_bytes(cuda.build(source, entry, arch)[0])
-    text = subprocess.run([cuobjdump(), "-sass", str(cubin)], capture_output=True, text=True, check=True).stdout
+    only = ["-fun", function] if function else []
+    text = subprocess.run([cuobjdump(), "-sass", *only, str(cubin)], capture_output=True, text=True,
+                          check=True).stdout
     return [line.split("*/")[1].split(";")[0].strip() for line in text.splitlines()
             if line.strip().startswith("/*") and "*/" in line and ";" in line]
 
@@ -80,3 +83,11 @@ def test_editing_a_family_header_rebuilds_its_variants_and_no_other(tmp_path):
     assert plan.returncode == 0, plan.stderr
     assert plan.stdout.count("rule build_cuda:") == 1 and "variant=matmul_3xtf32_mma_64x64_blocked" in plan.stdout
     assert "tf32x3_mma.cuh" in plan.stdout  # the reason: an updated input
+
+
+def test_the_any_width_layernorm_runs_the_h200_001_kernel_where_cols_are_quads(tmp_path):
+    """Its second entry, which the launcher takes where cols % 4 == 0, is layernorm_warp_row_registers' code."""
+    folder = ROOT / "kernels" / "cuda" / "layernorm"
+    quads = sass(folder / "layernorm_warp_row_any_width.cu", "layernorm_warp_row_any_width", tmp_path,
+                 function="layernorm_warp_row_any_width_quads")
+    assert quads and quads == sass(folder / "layernorm_warp_row_registers.cu", "layernorm_warp_row_registers", tmp_path)

@@ -221,6 +221,20 @@ def test_compiled_passes_the_gate_at_the_full_shape(tmp_path, monkeypatch, op):
     assert table["passed"].all(), table.to_string()
 
 
+def test_torch_compile_times_its_candidates_through_the_lock(tmp_path, monkeypatch):
+    """max-autotune of the matmul from a cold cache, as a check runs it: its candidates' timings each took the GPU
+    alone (gpulock.autotuning_alone), so this torch times them where the lock reaches."""
+    from fieldnote import gpulock
+
+    monkeypatch.setenv("TORCHINDUCTOR_CACHE_DIR", str(tmp_path / "inductor"))
+    monkeypatch.setenv("FIELDNOTE_GPU_LOCK", str(tmp_path / "gpu.lock"))
+    before = gpulock.timed_alone
+    cases = check.cases("matmul", {"m": 384, "n": 384, "k": 384}, SEED, None, small_only=False)[:1]
+    with gpulock.for_check("compiled"):
+        table = check.run_checks(runner("matmul", "compiled"), "matmul", "compiled", "cuda", cases, TOL)
+    assert table["passed"].all() and gpulock.timed_alone > before
+
+
 def test_a_sweep_session_captures_every_point_under_its_own_name(tmp_path):
     """Points named implementation@shape, each with inputs drawn at its shape, in one nsys session."""
     from fieldnote import capture

@@ -169,7 +169,7 @@ def test_a_peer_that_ran_other_kernels_between_namespaces_is_named():
 
 @pytest.mark.parametrize("alone, says", [
     (None, "beside other checks on the GPU"),  # archived before the sweep checks recorded it
-    (True, "with the GPU to itself as at the seed shapes"),
+    (True, "timing its candidates with the GPU to itself as at the seed shapes"),
     (False, "beside other checks on the GPU"),
 ])
 def test_the_sweep_says_how_torch_compile_autotuned_as_its_checks_recorded(alone, says):

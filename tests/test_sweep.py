@@ -109,3 +109,20 @@ def test_every_variant_launches_within_cuda_grid_limits_at_every_shape_h200_001_
                 assert bx * by * bz <= 1024, variant.name
                 launches += 1
     assert launches > 200
+
+
+def test_a_sweep_process_compiles_every_one_of_its_shapes():
+    """The compiled peer at a sweep's ten shapes, one process, a compile each: none falls back to eager past
+    dynamo's recompile limit (8 by default), which would put torch's times under torch.compile's name."""
+    import torch
+
+    from fieldnote.implementations import compiled
+
+    compiled("gelu")  # the settings of every compiled peer's process
+    torch._dynamo.reset()
+    graphs = []
+    fn = torch.compile(lambda x: x * 2 + 1, backend=lambda gm, _: graphs.append(gm) or gm.forward, dynamic=False)
+    for n in range(1, 11):
+        assert torch.equal(fn(torch.ones(n)), torch.full((n,), 3.0))
+    assert len(graphs) == 10
+    torch._dynamo.reset()

@@ -13,6 +13,7 @@ from __future__ import annotations
 import fcntl
 import os
 import tempfile
+import threading
 from contextlib import contextmanager
 from pathlib import Path
 
@@ -59,16 +60,83 @@ def exclusive():
 
 
 def alone(implementation: str, device: str = "cuda") -> bool:
-    """Whether a check has the GPU to itself: where torch.compile autotunes (max-autotune times its candidate
-    kernels, and the one it picks is what the timing and the captures run: under another process's load it may
-    pick a slower one)."""
+    """Whether a check's timings have the GPU to themselves: where torch.compile autotunes (max-autotune times its
+    candidate kernels, and the one it picks is what the timing and the captures run: under another process's load
+    it may pick a slower one)."""
     return device == "cuda" and implementation == "compiled"
 
 
 def for_check(implementation: str, device: str = "cuda"):
-    """The lock a check holds: alone where `alone` says so, else shared with other checks; none on the CPU."""
+    """The lock a check holds: shared, with torch.compile's autotuning timings alone where `alone` says so; none on
+    the CPU."""
     from contextlib import nullcontext
 
     if device != "cuda":
         return nullcontext()
-    return exclusive() if alone(implementation, device) else shared()
+    return autotuning_alone() if alone(implementation, device) else shared()
+
+
+# Inductor's one benchmarker (torch/_inductor/runtime/benchmarking.py), through which max-autotune, the coordinate
+# descent and the Triton heuristics time every candidate: its methods, each of which may call another.
+TIMINGS = ("benchmark", "benchmark_gpu", "benchmark_gpu_with_cuda_graph")
+timed_alone = 0  # this process's timings taken alone so far: a GPU test sees that inductor's went through them
+
+
+def _inductor_benchmarker():
+    """Inductor's benchmarker where every autotuning timing of this process goes through it, else None."""
+    try:
+        from torch._inductor import config
+        from torch._inductor.runtime.benchmarking import benchmarker
+    except ImportError:
+        return None
+    if getattr(config, "autotune_in_subproc", False):  # timed in a child process, out of this one's reach
+        return None
+    return benchmarker if all(hasattr(benchmarker, name) for name in TIMINGS) else None
+
+
+@contextmanager
+def autotuning_alone():
+    """torch.compile's check: the lock shared while it compiles (CPU work, most of its time, which other checks may
+    overlap; a measurement window waits, as for any check), and alone for each timing of a candidate kernel, the
+    shared hold converted and back. While one compile waits for its turn to time, its shared hold is given up, so
+    two compiles never wait for each other. With an inductor whose timings cannot be reached, alone throughout."""
+    benchmarker = _inductor_benchmarker()
+    if benchmarker is None:
+        with exclusive():
+            yield
+        return
+    fd = os.open(path(), os.O_RDWR | os.O_CREAT, 0o666)
+    turn = threading.RLock()  # the timings of this process, from whatever thread, one at a time
+    depth = 0
+
+    def convert(mode: int) -> None:
+        with phase(WAIT):
+            fcntl.flock(fd, mode)  # a conversion on one descriptor: the old hold goes first, then the new is waited for
+
+    def alone_while(method):
+        def timed(*args, **kwargs):
+            global timed_alone
+            nonlocal depth
+            with turn:
+                if depth == 0:
+                    convert(fcntl.LOCK_EX)
+                    timed_alone += 1
+                depth += 1
+                try:
+                    return method(*args, **kwargs)
+                finally:
+                    depth -= 1
+                    if depth == 0:
+                        convert(fcntl.LOCK_SH)
+        return timed
+
+    try:
+        convert(fcntl.LOCK_SH)
+        for name in TIMINGS:  # on the instance: every module that imported the benchmarker sees the wrappers
+            setattr(benchmarker, name, alone_while(getattr(benchmarker, name)))
+        yield
+    finally:
+        for name in TIMINGS:
+            benchmarker.__dict__.pop(name, None)
+        fcntl.flock(fd, fcntl.LOCK_UN)
+        os.close(fd)

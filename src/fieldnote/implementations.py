@@ -38,12 +38,20 @@ def runner(op: str, implementation: str, variant: CudaVariant | None = None, cub
     raise ValueError(f"unknown implementation '{implementation}'")
 
 
+SHAPES_A_PROCESS = 64  # the most shapes one process compiles an op at (a sweep's points)
+
+
 def compiled(op: str):
     """torch.compile of the op's torch function. Inductor compiles on the first call of each shape and keeps
     its kernels and autotuning results in TORCHINDUCTOR_CACHE_DIR, which the workflow points at work/, so
     the check, timing and capture jobs of a namespace compile and tune once."""
     import torch
 
+    # A sweep job calls it at one shape after another in one process, a compile each (dynamic=False). Past dynamo's
+    # recompile limit (8) the function would run eagerly, unannounced, and the "compiled" peer would be torch's:
+    # h200-002's sweep has ten GELU and layer norm shapes. So a higher limit, and a hit of it is an error.
+    torch._dynamo.config.recompile_limit = max(torch._dynamo.config.recompile_limit, SHAPES_A_PROCESS)
+    torch._dynamo.config.fail_on_recompile_limit_hit = True
     return torch.compile(kernels.function("torch", op), mode="max-autotune-no-cudagraphs", dynamic=False)
 
 

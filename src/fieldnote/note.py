@@ -164,8 +164,8 @@ def sweep_autotuning(tables: dict) -> str:
         return ""
     compiled = checks[checks["implementation"] == "compiled"]
     if "gpu_alone" in compiled and compiled["gpu_alone"].eq(True).all():
-        return (" torch.compile autotuned at these sizes inside the sweep's checks, with the GPU to itself as at the "
-                "seed shapes.")
+        return (" torch.compile autotuned at these sizes inside the sweep's checks, timing its candidates with the GPU "
+                "to itself as at the seed shapes.")
     return (" torch.compile autotuned at these sizes inside the sweep's checks, beside other checks on the GPU (at "
             "the seed shapes it autotuned alone), so its choices here may be noisier.")
 

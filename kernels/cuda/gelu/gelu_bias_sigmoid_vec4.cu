@@ -23,10 +23,7 @@ gelu_bias_sigmoid_vec4(const float* __restrict__ x, const float* __restrict__ bi
     if (first >= numel) return;
 
     if ((cols & 3) == 0) {  // uniform over the launch: whole float4s, each inside one row
-        const int col = (int)(first % cols);
-        const float4 xv = __ldg(reinterpret_cast<const float4*>(x + first));
-        const float4 bv = __ldg(reinterpret_cast<const float4*>(bias + col));
-        *reinterpret_cast<float4*>(y + first) = gelu_quad(xv, bv);
+        gelu_bias_quad(x, bias, y, first, cols);
         return;
     }
     for (long long i = first; i < first + 4 && i < numel; ++i)

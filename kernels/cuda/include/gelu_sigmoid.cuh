@@ -17,3 +17,14 @@ __device__ __forceinline__ float4 gelu_quad(float4 xv, float4 bv)
     return make_float4(gelu_tanh(xv.x + bv.x), gelu_tanh(xv.y + bv.y), gelu_tanh(xv.z + bv.z),
                        gelu_tanh(xv.w + bv.w));
 }
+
+// The four elements of one row at flat index `first` when cols is a multiple of 4 (and x, bias, y 16-byte
+// aligned): one float4 of x, one of bias and one of y.
+__device__ __forceinline__ void gelu_bias_quad(const float* __restrict__ x, const float* __restrict__ bias,
+                                               float* __restrict__ y, long long first, int cols)
+{
+    const int col = (int)(first % cols);
+    const float4 xv = __ldg(reinterpret_cast<const float4*>(x + first));
+    const float4 bv = __ldg(reinterpret_cast<const float4*>(bias + col));
+    *reinterpret_cast<float4*>(y + first) = gelu_quad(xv, bv);
+}

@@ -6,7 +6,6 @@ shared memory, barriers) comes back in the program log and is kept as the varian
 from __future__ import annotations
 
 import hashlib
-import os
 import re
 from pathlib import Path
 
@@ -18,10 +17,6 @@ OPTIONS = ("-std=c++17", "-Xptxas=-v", "-lineinfo")
 # A kernel family's shared pieces (`#include "<name>.cuh"`): one include path, each header an input of the build.
 INCLUDE = KERNELS / "cuda" / "include"
 INCLUDE_LINE = re.compile(r'^\s*#\s*include\s+"([^"]+)"', re.MULTILINE)
-# The build exists for its report: a compile answered from the CUDA compute cache (~/.nv/ComputeCache, which
-# NVRTC 12.9 and later consult) skips ptxas and leaves an empty log. Set before NVRTC is first loaded, which the
-# functions below do lazily.
-os.environ["CUDA_CACHE_DISABLE"] = "1"
 
 
 def _check(result, what: str, log: str = "") -> object:

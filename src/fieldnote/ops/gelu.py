@@ -26,10 +26,24 @@ FOUR_PER_THREAD = LaunchContract(
     grid=lambda s: (cdiv(s["rows"] * s["cols"], 1024), 1, 1),
     args=x_bias_y,
 )
+FLAT_FOUR_QUADS = LaunchContract(
+    entry="gelu_bias_sigmoid_flat4_quads", block=(256, 1, 1),
+    grid=lambda s: (cdiv(s["rows"] * s["cols"], 1024), 1, 1),
+    args=x_bias_y,
+)
+
+
+def whole_quads(t, s):
+    """gelu_bias_sigmoid_flat4's second entry where every float4 lies inside one row: cols a multiple of 4, the
+    arrays 16-byte aligned."""
+    aligned = all(t[name].data_ptr() % 16 == 0 for name in ("x", "bias", "out"))
+    return FLAT_FOUR_QUADS if aligned and s["cols"] % 4 == 0 else None
+
+
 FLAT_FOUR_PER_THREAD = LaunchContract(
     entry="gelu_bias_sigmoid_flat4", block=(256, 1, 1),
     grid=lambda s: (cdiv(s["rows"] * s["cols"], 1024), 1, 1),
-    args=x_bias_y,
+    args=x_bias_y, route=whole_quads,
 )
 EIGHT_PER_THREAD = LaunchContract(
     entry="gelu_bias_sigmoid_vec8", block=(256, 1, 1),
@@ -69,7 +83,8 @@ OP = Op(
                     "written as the logistic of 2u: one exp2 and one division"),
         CudaVariant("gelu_bias_sigmoid_flat4", "gelu", FLAT_FOUR_PER_THREAD,
                     "h200-002: gelu_bias_sigmoid_vec4 for any width: x and y as float4 over the flat array "
-                    "whatever cols is, only the bias read element by element where a row ends inside the four"),
+                    "whatever cols is, only the bias read element by element where a row ends inside the four; "
+                    "where cols % 4 == 0, vec4's float4 path alone, an entry of its own"),
         CudaVariant("gelu_bias_sigmoid_vec8", "gelu", EIGHT_PER_THREAD,
                     "h200-001: as gelu_bias_sigmoid_vec4 with eight elements a thread, two float4 a block "
                     "width apart, both loads issued first"),

@@ -1,4 +1,6 @@
 """Layer normalization over each row: y = (x - mean) / sqrt(var + 1e-5) * weight + bias."""
+import dataclasses
+
 import numpy as np
 
 from .base import CudaVariant, EdgeCase, LaunchContract, Op, cdiv, normal
@@ -104,7 +106,14 @@ def at_most_8192_cols_any_width(s):
     return None if s["cols"] <= limit else f"holds a row of at most {limit} floats in a block, got cols={s['cols']}"
 
 
-WARP_ROW_ANY_WIDTH = contract("layernorm_warp_row_any_width", 256, any_width_grid, at_most_8192_cols_any_width)
+# Where cols % 4 == 0, the cubin's second entry: layernorm_warp_row_registers' code alone. Compiled inside the
+# any-width kernel, the same path ran 12% slower than layernorm_warp_row_registers at 4096 x 768 (nsys, both in
+# h200-002's first run).
+ANY_WIDTH_QUADS = contract("layernorm_warp_row_any_width_quads", 256, wide_rows_a_block(1024, 8),
+                           at_most_8192_cols_in_quads)
+WARP_ROW_ANY_WIDTH = dataclasses.replace(
+    contract("layernorm_warp_row_any_width", 256, any_width_grid, at_most_8192_cols_any_width),
+    route=lambda t, s: ANY_WIDTH_QUADS if s["cols"] % 4 == 0 else None)
 TWO_WARP_ROW_REGISTERS = contract("layernorm_2warp_row_registers", 256, rows_per_block(4), any_cols)
 
 def work(s):
@@ -153,7 +162,8 @@ OP = Op(
         CudaVariant("layernorm_warp_row_any_width", "layernorm", WARP_ROW_ANY_WIDTH,
                     "h200-002: layernorm_warp_row_registers for widths that are not a multiple of 4 too: the aligned "
                     "quads that cover a row loaded into registers, the elements outside it zeroed, y written as "
-                    "whole quads inside the row and element by element at its ends (three scalar passes before)"),
+                    "whole quads inside the row and element by element at its ends (three scalar passes before); where "
+                    "cols % 4 == 0, layernorm_warp_row_registers' code, an entry of its own"),
         CudaVariant("layernorm_warp_row_registers", "layernorm", WARP_ROW_REGISTERS,
                     "h200-001: one warp per row (8 rows per 256-thread block), the whole row in registers with all "
                     "its 128-bit loads in flight at once, mean then variance about it by shuffles, no shared "

@@ -1,0 +1,57 @@
+"""The GELU and layer norm variants of h200-002 that take any width hand a call whose rows are whole 16-byte
+quads to a second entry of their cubin (the kernel h200-001 measured for that case); built here with NVRTC, each
+cubin holds the entries its route can pick."""
+import subprocess
+
+import pytest
+from conftest import ROOT
+
+from fieldnote.build import cuda
+from fieldnote.build.census import cuobjdump
+from fieldnote.ops import OPS
+
+
+class Tensor:
+    def __init__(self, address):
+        self.address = address
+
+    def data_ptr(self):
+        return self.address
+
+
+def routed(op, variant, shape, offset=0):
+    contract = OPS[op].variant(variant).contract
+    tensors = {name: Tensor((i + 1 << 20) + offset) for i, name in enumerate(["x", "weight", "bias", "out"])}
+    return (contract.route(tensors, OPS[op].parse_label(shape)) or contract).entry
+
+
+@pytest.mark.parametrize("shape, entry", [("4096x768", "gelu_bias_sigmoid_flat4_quads"),
+                                          ("16384x4096", "gelu_bias_sigmoid_flat4_quads"),
+                                          ("4099x770", "gelu_bias_sigmoid_flat4"),
+                                          ("16411x3001", "gelu_bias_sigmoid_flat4")])
+def test_the_flat_gelu_takes_its_quads_entry_where_cols_are_a_multiple_of_4(shape, entry):
+    assert routed("gelu", "gelu_bias_sigmoid_flat4", shape) == entry
+
+
+def test_the_flat_gelu_keeps_arrays_off_16_bytes_on_its_general_entry():
+    assert routed("gelu", "gelu_bias_sigmoid_flat4", "4096x768", offset=4) == "gelu_bias_sigmoid_flat4"
+
+
+@pytest.mark.parametrize("shape, entry", [("4096x768", "layernorm_warp_row_any_width_quads"),
+                                          ("65536x4096", "layernorm_warp_row_any_width_quads"),
+                                          ("4099x770", "layernorm_warp_row_any_width"),
+                                          ("16411x3001", "layernorm_warp_row_any_width")])
+def test_the_any_width_layernorm_takes_its_quads_entry_where_cols_are_a_multiple_of_4(shape, entry):
+    assert routed("layernorm", "layernorm_warp_row_any_width", shape) == entry
+
+
+@pytest.mark.parametrize("op, variant, entries", [
+    ("gelu", "gelu_bias_sigmoid_flat4", {"gelu_bias_sigmoid_flat4", "gelu_bias_sigmoid_flat4_quads"}),
+    ("layernorm", "layernorm_warp_row_any_width",
+     {"layernorm_warp_row_any_width", "layernorm_warp_row_any_width_quads"}),
+])
+def test_the_cubin_holds_every_entry_the_route_can_pick(tmp_path, op, variant, entries):
+    cubin = tmp_path / f"{variant}.cubin"
+    cubin.write_bytes(cuda.build(ROOT / "kernels" / "cuda" / op / f"{variant}.cu", variant, "sm_90")[0])
+    listing = subprocess.run([cuobjdump(), "-sass", str(cubin)], capture_output=True, text=True, check=True).stdout
+    assert {line.split(":")[1].strip() for line in listing.splitlines() if "Function :" in line} == entries
