@@ -67,6 +67,16 @@ def test_ptxas_report_is_parsed_per_entry():
                                           "stack_bytes": 8, "static_shared_bytes": 32, "barriers": 1}
 
 
+def test_an_entry_whose_name_begins_another_gets_its_own_report():
+    def report(name, registers):
+        return (f"ptxas info    : Function properties for {name}\n"
+                f"ptxas         .     0 bytes stack frame, 0 bytes spill stores, 0 bytes spill loads\n"
+                f"ptxas info    : Used {registers} registers, used 0 barriers\n")
+
+    log = report("k_quads", 18) + report("k", 28)
+    assert cuda.parse_ptxas(log, "k")["registers"] == 28 and cuda.parse_ptxas(log, "k_quads")["registers"] == 18
+
+
 def test_ptx_census_counts_by_width():
     ptx = """
     @%p1 ld.global.b32 { %r1 }, [ %rd1 + 0 ];

@@ -101,5 +101,5 @@ class CudaKernel:
             raise PipelineError(f"{self.variant.op}/{self.variant.name}: shape {shape} out of range: {reason}")
         contract = contract.route(tensors, shape) or contract
         tensors = {**tensors, **self._workspace(contract, shape)}
-        for step in (*contract.before, contract):
+        for step in (*contract.before, contract, *contract.after):
             self._launch(step, tensors, shape)

@@ -117,6 +117,13 @@ struct Maps {
     const TensorMap& b;
 };
 
+// Maps of batches stacked by rows, a batch a blockIdx.z: batch z's A begins at row z * a_rows of map a and its
+// B at row z * b_rows of map b, b_rows a multiple of BK (zero rows past k) so that no K step reads into the next
+// batch. Rows of A past m may be the next batch's: they reach no output.
+struct BatchedMaps : Maps {
+    int a_rows, b_rows;
+};
+
 struct Pointers {
     static constexpr bool TMA = false;
     const float* __restrict__ a;
@@ -170,6 +177,18 @@ struct Block {
 #pragma unroll
         for (int box = 0; box < BN / 32; ++box)
             tma_load(stage(slot) + 2 * L::A_BYTES + 4096 * box, src.b, col0 + 32 * box, k0, full(slot));
+    }
+
+    __device__ void load(const BatchedMaps& src, int q, int) const
+    {
+        const int slot = q % STAGES, k0 = q * BK, z = blockIdx.z;
+        if (q >= STAGES) wait(empty(slot), (q / STAGES - 1) & 1);
+        arrive_expecting(full(slot), L::A_BYTES + L::B_BYTES);
+        tma_load(stage(slot), src.a, k0, z * src.a_rows + row0, full(slot));
+#pragma unroll
+        for (int box = 0; box < BN / 32; ++box)
+            tma_load(stage(slot) + 2 * L::A_BYTES + 4096 * box, src.b, col0 + 32 * box, z * src.b_rows + k0,
+                     full(slot));
     }
 
     __device__ void load(const Pointers& src, int q, int loader) const
@@ -396,3 +415,16 @@ matmul_3xtf32_wgmma_tma_fallback(const float* __restrict__ a, const float* __res
 {
     tf32x3::matmul<128, 32, tf32x3::SplitOnLoad<tf32x3::RoundInt>, false, true>(a, b, c, m, n, k);
 }
+
+// A batched entry: as WGMMA_TMA_ENTRY, batch blockIdx.z of A (a_rows rows each) and B (b_rows each) stacked by rows
+// in their maps, C's batches m x n each, one after another.
+#define WGMMA_TMA_BATCHED_ENTRY(NAME, BM, STAGES, ...)                                                            \
+    extern "C" __global__ void __launch_bounds__(wgmma_tma::THREADS, 1)                                           \
+        NAME(const __grid_constant__ wgmma_tma::TensorMap map_a, const __grid_constant__ wgmma_tma::TensorMap map_b, \
+             float* __restrict__ c, int m, int n, int k, int a_rows, int b_rows)                                   \
+    {                                                                                                              \
+        wgmma_tma::matmul<BM, STAGES, __VA_ARGS__, wgmma_tma::BatchedMaps>(                                        \
+            wgmma_tma::BatchedMaps{{map_a, map_b}, a_rows, b_rows},                                                \
+            c + static_cast<long long>(blockIdx.z) * m * n, m, n, k);                                              \
+    }
+

@@ -70,7 +70,8 @@ def compile_source(source: Path, arch: str) -> tuple[bytes, str, str]:
 
 def parse_ptxas(log: str, entry: str) -> dict[str, int]:
     """Registers, spills, stack, static shared memory and barriers of `entry` from ptxas -v output."""
-    section = log.split(f"Function properties for {entry}", 1)
+    # the whole name: an entry may be another's prefix (gelu_bias_sigmoid_flat4, gelu_bias_sigmoid_flat4_quads)
+    section = re.split(rf"Function properties for {re.escape(entry)}\s*\n", log, maxsplit=1)
     if len(section) < 2:
         raise PipelineError(f"build: ptxas report has no entry '{entry}'")
     text = section[1].split("Function properties for", 1)[0]

@@ -41,10 +41,12 @@ class LaunchContract:
     # this one): a TMA kernel hands shapes whose rows are not 16-byte strides to a plain one.
     route: Callable[[dict, Shape], LaunchContract | None] = lambda tensors, shape: None
     # Scratch tensors a call needs (shape -> name -> FP32 tensor shape), allocated once per shape by the launcher
-    # and passed among the tensors, and entries of the same cubin launched first, in order, on the same stream
-    # (a copy of A into rows of 16-byte strides, before the TMA kernel reads it).
+    # and passed among the tensors, and entries of the same cubin launched first and last, in order, on the same
+    # stream (a copy of A into rows of 16-byte strides before the TMA kernel reads it; a product's batches put
+    # back into the output's layout after it).
     workspace: Callable[[Shape], dict[str, tuple[int, ...]]] | None = None
     before: tuple[LaunchContract, ...] = ()
+    after: tuple[LaunchContract, ...] = ()
 
 
 @dataclass(frozen=True)

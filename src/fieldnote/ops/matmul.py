@@ -60,10 +60,15 @@ def wgmma_tma(entry, bm, stages, route=None, a="a", b="b"):
         return (tensor_map(t[a], (bm, 32)), tensor_map(t[b], (32, 32)), t["out"],
                 i32(s["m"]), i32(s["n"]), i32(s["k"]))
 
-    # the kernel's Layout<bm, stages>::SHARED: the stages (A's hi and lo tiles, B's), 1024 to align, the barriers
     return LaunchContract(entry=entry, block=(384, 1, 1), grid=lambda s: (cdiv(s["n"], 128), cdiv(s["m"], bm), 1),
-                          args=args, dynamic_shared_bytes=stages * (2 * bm * 128 + 32 * 128 * 4) + 1024 + 24 * stages,
+                          args=args, dynamic_shared_bytes=wgmma_tma_shared_bytes(bm, stages),
                           route=route or (lambda t, s: None if takes_tma(t, s) else WGMMA_TMA_FALLBACK))
+
+
+def wgmma_tma_shared_bytes(bm: int, stages: int) -> int:
+    """The kernel's Layout<bm, stages>::SHARED: the stages (A's hi and lo tiles, B's), 1024 to align, the
+    barriers."""
+    return stages * (2 * bm * 128 + 32 * 128 * 4) + 1024 + 24 * stages
 
 
 def multiprocessors() -> int:

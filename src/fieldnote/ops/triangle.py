@@ -1,4 +1,6 @@
 """Triangle contraction: out[i, j, c] = sum_k a[i, k, c] * b[j, k, c], a and b are N x N x C."""
+import dataclasses
+
 import numpy as np
 
 from .base import CudaVariant, LaunchContract, Op, cdiv, normal
@@ -43,6 +45,66 @@ MMA_3XTF32 = LaunchContract(
 )
 
 
+def up(x: int, to: int) -> int:
+    return -(-x // to) * to
+
+
+def packed(s) -> dict[str, tuple[int, int]]:
+    """triangle_3xtf32_wgmma's scratch: A = channels x n x ld, B = channels x kb x ld (ld: n up to 4, kb: n up to
+    a whole K step of 32), the batched product channels x n x n; each as the 2-D matrix its TMA map or kernel
+    sees."""
+    n, c = s["n"], s["channels"]
+    return {"a_packed": (c * n, up(n, 4)), "b_packed": (c * up(n, 32), up(n, 4)), "batches": (c * n, n)}
+
+
+def pack(source: str, target: str, rows, swap: int) -> LaunchContract:
+    """A step of triangle_3xtf32_wgmma: `source` (n x n x channels) into `target`, a channel's rows after another."""
+    return LaunchContract(
+        entry="triangle_3xtf32_wgmma_pack", block=(256, 1, 1),
+        grid=lambda s: (cdiv(up(s["n"], 4), 32), rows(s), cdiv(s["channels"], 32)),
+        args=lambda t, s: (t[source], t[target], i32(s["n"]), i32(s["channels"]), i32(rows(s)), i32(up(s["n"], 4)),
+                           i32(swap)))
+
+
+PACK_STEPS = (pack("a", "a_packed", lambda s: s["n"], 0), pack("b", "b_packed", lambda s: up(s["n"], 32), 1))
+UNPACK = LaunchContract(
+    entry="triangle_3xtf32_wgmma_unpack", block=(256, 1, 1),
+    grid=lambda s: (cdiv(s["n"], 32), s["n"], cdiv(s["channels"], 32)),
+    args=lambda t, s: (t["batches"], t["out"], i32(s["n"]), i32(s["channels"])))
+
+
+def batched_product(entry: str, bm: int, stages: int) -> LaunchContract:
+    """The channels' products on the matmul family's wgmma mainloop, a channel a blockIdx.z, between the packing
+    and the unpacking."""
+    from .matmul import wgmma_tma_shared_bytes
+
+    def args(t, s):
+        from ..launch import tensor_map
+
+        n = s["n"]
+        return (tensor_map(t["a_packed"], (bm, 32)), tensor_map(t["b_packed"], (32, 32)), t["batches"],
+                i32(n), i32(n), i32(n), i32(n), i32(up(n, 32)))
+
+    return LaunchContract(entry=entry, block=(384, 1, 1),
+                          grid=lambda s: (cdiv(s["n"], 128), cdiv(s["n"], bm), s["channels"]), args=args,
+                          dynamic_shared_bytes=wgmma_tma_shared_bytes(bm, stages), workspace=packed,
+                          before=PACK_STEPS, after=(UNPACK,))
+
+
+BATCHED_SMALL = batched_product("triangle_3xtf32_wgmma_small", 64, 6)
+BATCHED_LARGE = batched_product("triangle_3xtf32_wgmma_large", 128, 4)
+
+
+def by_tiles(t, s):
+    """128 x 128 tiles once the channels' tiles make a full wave on the GPU, else 64 x 128 (as the matmul)."""
+    from .matmul import multiprocessors
+
+    return BATCHED_LARGE if cdiv(s["n"], 128) ** 2 * s["channels"] >= multiprocessors() else None
+
+
+BATCHED = dataclasses.replace(BATCHED_SMALL, route=by_tiles)
+
+
 def work(s):
     return 4 * 3 * s["n"] * s["n"] * s["channels"], 2 * s["n"] ** 3 * s["channels"]
 
@@ -69,6 +131,11 @@ OP = Op(
                     "h200-001: A_c B_c^T per channel on tensor cores (mma.sync TF32, 3xTF32 split, each k step "
                     "summed apart in FP32), 32 i x 16 j x 8 channels a block, a warp a channel, output staged "
                     "through shared memory"),
+        CudaVariant("triangle_3xtf32_wgmma", "triangle", BATCHED,
+                    "h200-002: the channels' n x n x n products as one batched product on the matmul family's "
+                    "wgmma mainloop (3xTF32, TMA, a producer warpgroup and two consumer warpgroups, 64 x 128 or "
+                    "128 x 128 tiles), a and b first packed channel-major (b transposed, rows padded to whole K "
+                    "steps), the products then unpacked to out[i][j][c]", arch_specific=True),
     ]},
     work=work,
 )
