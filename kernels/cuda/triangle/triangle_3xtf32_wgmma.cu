@@ -5,8 +5,8 @@
 // Launch (the launch contract's steps, on one stream; src/fieldnote/ops/triangle.py):
 //   1. triangle_3xtf32_wgmma_pack twice, grid (ceil(ld / 32), rows, ceil(channels / 32)), block (256, 1, 1),
 //      arguments (src, dst, n, channels, rows, ld, swap): a into A = channels x n x ld (A[c][i][k] = a[i][k][c])
-//      and b into B = channels x kb x ld (B[c][k][j] = b[j][k][c]); ld = n rounded up to 4, kb = n rounded up
-//      to 32, every element past n zero.
+//      and b into B = channels x kb x ld (B[c][k][j] = b[j][k][c]); ld = n rounded up to 4 and at least 32,
+//      kb = n rounded up to 32, every element past n zero.
 //   2. triangle_3xtf32_wgmma_small (64 x 128 tiles) or ..._large (128 x 128, once they fill the GPU), grid
 //      (ceil(n / 128), ceil(n / BM), channels), block (384, 1, 1): the batched product C[c] = A[c] B[c] with
 //      TMA maps of A as (channels n) x ld and of B as (channels kb) x ld, into C = channels x n x n.

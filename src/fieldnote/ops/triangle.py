@@ -49,20 +49,26 @@ def up(x: int, to: int) -> int:
     return -(-x // to) * to
 
 
+def packed_ld(s) -> int:
+    """The packed rows' length: n up to a 16-byte stride, and never under a TMA box's 32 columns."""
+    return max(up(s["n"], 4), 32)
+
+
 def packed(s) -> dict[str, tuple[int, int]]:
-    """triangle_3xtf32_wgmma's scratch: A = channels x n x ld, B = channels x kb x ld (ld: n up to 4, kb: n up to
-    a whole K step of 32), the batched product channels x n x n; each as the 2-D matrix its TMA map or kernel
-    sees."""
+    """triangle_3xtf32_wgmma's scratch: A = channels x n x ld, B = channels x kb x ld (kb: n up to a whole K step
+    of 32), the batched product channels x n x n; each as the 2-D matrix its TMA map or kernel sees, A's never
+    fewer rows than a box (the rows past the channels' reach only outputs that are not stored)."""
     n, c = s["n"], s["channels"]
-    return {"a_packed": (c * n, up(n, 4)), "b_packed": (c * up(n, 32), up(n, 4)), "batches": (c * n, n)}
+    return {"a_packed": (max(c * n, 128), packed_ld(s)), "b_packed": (c * up(n, 32), packed_ld(s)),
+            "batches": (c * n, n)}
 
 
 def pack(source: str, target: str, rows, swap: int) -> LaunchContract:
     """A step of triangle_3xtf32_wgmma: `source` (n x n x channels) into `target`, a channel's rows after another."""
     return LaunchContract(
         entry="triangle_3xtf32_wgmma_pack", block=(256, 1, 1),
-        grid=lambda s: (cdiv(up(s["n"], 4), 32), rows(s), cdiv(s["channels"], 32)),
-        args=lambda t, s: (t[source], t[target], i32(s["n"]), i32(s["channels"]), i32(rows(s)), i32(up(s["n"], 4)),
+        grid=lambda s: (cdiv(packed_ld(s), 32), rows(s), cdiv(s["channels"], 32)),
+        args=lambda t, s: (t[source], t[target], i32(s["n"]), i32(s["channels"]), i32(rows(s)), i32(packed_ld(s)),
                            i32(swap)))
 
 
