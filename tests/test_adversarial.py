@@ -183,3 +183,15 @@ def test_the_sanitizer_passes_the_tma_matmul_on_both_of_its_paths(tmp_path):
     table = sanitized(tmp_path, {v.name: tmp_path / "tma.cubin"}, op="matmul")
     assert {"small 70x132x36", "small 17x19x23"} <= set(table["shape"]), table
     assert (table["errors"] == 0).all(), table[table["errors"] > 0]
+
+
+def test_the_sanitizer_passes_the_batched_triangle(tmp_path):
+    """The transposes, TMA over the packed channels and the batched wgmma, at the op's small and edge shapes."""
+    from fieldnote.ops import OPS
+
+    v = OPS["triangle"].variant("triangle_3xtf32_wgmma")
+    cubin, _, _ = build.compile_source(ROOT / v.source, v.target("sm_90"))
+    (tmp_path / "batched.cubin").write_bytes(cubin)
+    table = sanitized(tmp_path, {v.name: tmp_path / "batched.cubin"}, op="triangle")
+    assert (table["errors"] == 0).all(), table[table["errors"] > 0]
+

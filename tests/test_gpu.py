@@ -132,6 +132,18 @@ def test_the_padded_tma_matmul_copies_then_multiplies_inside_the_gate(tmp_path):
         assert table["passed"].all(), table.to_string()
 
 
+def test_the_batched_triangle_packs_multiplies_and_unpacks_inside_the_gate(tmp_path):
+    """triangle_3xtf32_wgmma at the sweep's sizes: 64 x 128 and 128 x 128 tiles, n a multiple of 32 or not
+    (rows padded to a K step), channels fewer than a transpose's 32; twice at one size, the scratch reused."""
+    variant = OPS["triangle"].variant("triangle_3xtf32_wgmma")
+    run = cuda_runner(tmp_path, "triangle", variant)
+    for label in ("128x32", "512x32", "300x30", "100x32", "128x32", "7x5"):
+        shape = OPS["triangle"].parse_label(label)
+        case = check.Case("full", shape, SEED, OPS["triangle"].inputs(shape, SEED))
+        table = check.run_checks(run, "triangle", variant.name, "cuda", [case], TOL)
+        assert table["passed"].all(), table.to_string()
+
+
 def test_full_inputs_on_disk_are_the_ones_checked(tmp_path):
     path = tmp_path / "m.npz"
     inputs.write("matmul", FULL["matmul"], SEED, path, tmp_path / "m.json")
