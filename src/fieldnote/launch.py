@@ -82,7 +82,9 @@ class CudaKernel:
             return {}
         key = (contract.entry, tuple(sorted(shape.items())))
         if key not in self.workspaces:
-            self.workspaces[key] = {name: torch.empty(size, dtype=torch.float32, device=f"cuda:{self.device.device_id}")
+            # zeros once: rows a TMA box reads past what the kernels write (and what they write is rewritten every
+            # call) are then defined, as compute-sanitizer's initcheck asks
+            self.workspaces[key] = {name: torch.zeros(size, dtype=torch.float32, device=f"cuda:{self.device.device_id}")
                                     for name, size in contract.workspace(shape).items()}
         return self.workspaces[key]
 

@@ -18,6 +18,10 @@ def cdiv(a: int, b: int) -> int:
     return -(-a // b)
 
 
+def round_up(a: int, b: int) -> int:
+    return cdiv(a, b) * b
+
+
 def normal(rng: np.random.Generator, *size: int) -> np.ndarray:
     """The inputs' distribution: normal(0, 0.25) drawn in float64 and stored as float32, as the original."""
     return rng.normal(0.0, 0.25, size).astype(np.float32)

@@ -3,7 +3,7 @@ import dataclasses
 
 import numpy as np
 
-from .base import CudaVariant, LaunchContract, Op, cdiv, normal
+from .base import CudaVariant, LaunchContract, Op, cdiv, normal, round_up
 
 i32 = np.int32
 
@@ -94,22 +94,22 @@ WGMMA_TMA_64 = wgmma_tma("matmul_3xtf32_wgmma_tma_small", 64, 6, route=by_tiles)
 WGMMA_TMA_LARGE = wgmma_tma("matmul_3xtf32_wgmma_tma_large", 128, 4)
 
 
-def up4(x: int) -> int:
-    return -(-x // 4) * 4
-
-
 def padded(prefix: str):
     """The route of matmul_3xtf32_wgmma_tma_padded: as by_tiles where TMA can go; elsewhere (k > 0) a copy of A
     and of B into scratch rows of 16-byte strides first, then the same tiles on the copies."""
     def copy(source, target, rows, cols):
         return LaunchContract(entry=f"{prefix}_copy", block=(256, 1, 1),
-                              grid=lambda s: (cdiv(s[rows] * up4(s[cols]), 1024), 1, 1),
-                              args=lambda t, s: (t[source], t[target], i32(s[rows]), i32(s[cols]), i32(up4(s[cols]))))
+                              grid=lambda s: (cdiv(s[rows] * round_up(s[cols], 4), 1024), 1, 1),
+                              args=lambda t, s: (t[source], t[target], i32(s[rows]), i32(s[cols]),
+                                                 i32(round_up(s[cols], 4))))
+
+    def scratch(s):
+        return {"a16": (s["m"], round_up(s["k"], 4)), "b16": (s["k"], round_up(s["n"], 4))}
 
     tiles = {64: (f"{prefix}_small", 6), 128: (f"{prefix}_large", 4)}
     plain = {bm: wgmma_tma(entry, bm, stages) for bm, (entry, stages) in tiles.items()}
     copied = {bm: dataclasses.replace(wgmma_tma(entry, bm, stages, a="a16", b="b16"),
-                                      workspace=lambda s: {"a16": (s["m"], up4(s["k"])), "b16": (s["k"], up4(s["n"]))},
+                                      workspace=scratch,
                                       before=(copy("a", "a16", "m", "k"), copy("b", "b16", "k", "n")))
               for bm, (entry, stages) in tiles.items()}
 

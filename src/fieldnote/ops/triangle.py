@@ -3,7 +3,7 @@ import dataclasses
 
 import numpy as np
 
-from .base import CudaVariant, LaunchContract, Op, cdiv, normal
+from .base import CudaVariant, LaunchContract, Op, cdiv, normal, round_up
 
 i32 = np.int32
 
@@ -45,13 +45,9 @@ MMA_3XTF32 = LaunchContract(
 )
 
 
-def up(x: int, to: int) -> int:
-    return -(-x // to) * to
-
-
 def packed_ld(s) -> int:
     """The packed rows' length: n up to a 16-byte stride, and never under a TMA box's 32 columns."""
-    return max(up(s["n"], 4), 32)
+    return max(round_up(s["n"], 4), 32)
 
 
 def packed(s) -> dict[str, tuple[int, int]]:
@@ -59,7 +55,7 @@ def packed(s) -> dict[str, tuple[int, int]]:
     of 32), the batched product channels x n x n; each as the 2-D matrix its TMA map or kernel sees, A's never
     fewer rows than a box (the rows past the channels' reach only outputs that are not stored)."""
     n, c = s["n"], s["channels"]
-    return {"a_packed": (max(c * n, 128), packed_ld(s)), "b_packed": (c * up(n, 32), packed_ld(s)),
+    return {"a_packed": (max(c * n, 128), packed_ld(s)), "b_packed": (c * round_up(n, 32), packed_ld(s)),
             "batches": (c * n, n)}
 
 
@@ -72,7 +68,8 @@ def pack(source: str, target: str, rows, swap: int) -> LaunchContract:
                            i32(swap)))
 
 
-PACK_STEPS = (pack("a", "a_packed", lambda s: s["n"], 0), pack("b", "b_packed", lambda s: up(s["n"], 32), 1))
+PACK_STEPS = (pack("a", "a_packed", lambda s: s["n"], 0),
+              pack("b", "b_packed", lambda s: round_up(s["n"], 32), 1))
 UNPACK = LaunchContract(
     entry="triangle_3xtf32_wgmma_unpack", block=(256, 1, 1),
     grid=lambda s: (cdiv(s["n"], 32), s["n"], cdiv(s["channels"], 32)),
@@ -89,7 +86,7 @@ def batched_product(entry: str, bm: int, stages: int) -> LaunchContract:
 
         n = s["n"]
         return (tensor_map(t["a_packed"], (bm, 32)), tensor_map(t["b_packed"], (32, 32)), t["batches"],
-                i32(n), i32(n), i32(n), i32(n), i32(up(n, 32)))
+                i32(n), i32(n), i32(n), i32(n), i32(round_up(n, 32)))
 
     return LaunchContract(entry=entry, block=(384, 1, 1),
                           grid=lambda s: (cdiv(s["n"], 128), cdiv(s["n"], bm), s["channels"]), args=args,
