@@ -50,8 +50,11 @@ def compiled(op: str):
     # A sweep job calls it at one shape after another in one process, a compile each (dynamic=False). Past dynamo's
     # recompile limit (8) the function would run eagerly, unannounced, and the "compiled" peer would be torch's:
     # h200-002's sweep has ten GELU and layer norm shapes. So a higher limit, and a hit of it is an error.
-    torch._dynamo.config.recompile_limit = max(torch._dynamo.config.recompile_limit, SHAPES_A_PROCESS)
-    torch._dynamo.config.fail_on_recompile_limit_hit = True
+    dynamo = torch._dynamo.config
+    limit, fail = ("recompile_limit", "fail_on_recompile_limit_hit") if hasattr(dynamo, "recompile_limit") else (
+        "cache_size_limit", "fail_on_cache_limit_hit")  # the names before torch 2.6
+    setattr(dynamo, limit, max(getattr(dynamo, limit), SHAPES_A_PROCESS))
+    setattr(dynamo, fail, True)
     return torch.compile(kernels.function("torch", op), mode="max-autotune-no-cudagraphs", dynamic=False)
 
 
