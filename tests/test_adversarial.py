@@ -195,3 +195,15 @@ def test_the_sanitizer_passes_the_batched_triangle(tmp_path):
     table = sanitized(tmp_path, {v.name: tmp_path / "batched.cubin"}, op="triangle")
     assert (table["errors"] == 0).all(), table[table["errors"] > 0]
 
+
+def test_the_sanitizer_passes_split_k(tmp_path):
+    """The sliced products and their sum, at the matmul's small and edge shapes (where K is long enough to
+    slice) and at 256^3 through the GPU tests' gate."""
+    from fieldnote.ops import OPS
+
+    v = OPS["matmul"].variant("matmul_3xtf32_wgmma_tma_splitk")
+    cubin, _, _ = build.compile_source(ROOT / v.source, v.target("sm_90"))
+    (tmp_path / "splitk.cubin").write_bytes(cubin)
+    table = sanitized(tmp_path, {v.name: tmp_path / "splitk.cubin"}, op="matmul")
+    assert (table["errors"] == 0).all(), table[table["errors"] > 0]
+

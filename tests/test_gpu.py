@@ -144,6 +144,18 @@ def test_the_batched_triangle_packs_multiplies_and_unpacks_inside_the_gate(tmp_p
         assert table["passed"].all(), table.to_string()
 
 
+def test_split_k_slices_multiplies_and_sums_inside_the_gate(tmp_path):
+    """matmul_3xtf32_wgmma_tma_splitk where it slices K (256^3, 512^3, a K that leaves the last slice short) and
+    where it does not (1024^3); twice at one shape, the partials' scratch reused."""
+    variant = OPS["matmul"].variant("matmul_3xtf32_wgmma_tma_splitk")
+    run = cuda_runner(tmp_path, "matmul", variant)
+    for label in ("256x256x256", "512x512x512", "64x128x520", "200x300x1000", "1024x1024x1024", "256x256x256"):
+        shape = OPS["matmul"].parse_label(label)
+        case = check.Case("full", shape, SEED, OPS["matmul"].inputs(shape, SEED))
+        table = check.run_checks(run, "matmul", variant.name, "cuda", [case], TOL)
+        assert table["passed"].all(), table.to_string()
+
+
 def test_full_inputs_on_disk_are_the_ones_checked(tmp_path):
     path = tmp_path / "m.npz"
     inputs.write("matmul", FULL["matmul"], SEED, path, tmp_path / "m.json")

@@ -73,3 +73,57 @@ def test_padded_copies_rows_that_are_no_16_byte_stride_then_takes_the_same_tiles
 
 def test_padded_sends_k_0_to_the_mma_sync_kernel():
     assert padded_route({"m": 8, "n": 8, "k": 0}).entry == "matmul_3xtf32_wgmma_tma_fallback"
+
+
+def split_route(shape):
+    contract = OPS["matmul"].variant("matmul_3xtf32_wgmma_tma_splitk").contract
+    tensors = {"a": Tensor(1 << 20), "b": Tensor(1 << 21), "out": Tensor(1 << 22)}
+    return contract.route(tensors, shape) or contract
+
+
+@pytest.mark.parametrize("label, splits, entry", [
+    ("256x256x256", 4, "partials"),     # 8 tiles: 16 slices would leave SMs idle, but 8 K steps make 4 of 2
+    ("512x512x512", 4, "partials"),     # 32 tiles, 4 slices of 4 steps: 128 blocks
+    ("1024x1024x1024", 1, "small"),     # 128 tiles already
+    ("4096x4096x4096", 1, "large"),
+    ("70x132x36", 1, "small"),          # two K steps: one slice
+    ("1023x1025x1027", 1, "fallback"),
+])
+def test_split_k_cuts_k_where_the_tiles_leave_sms_idle(label, splits, entry):
+    shape = OPS["matmul"].parse_label(label)
+    assert matmul.k_splits(shape) == splits
+    chosen = split_route(shape)
+    prefix = "matmul_3xtf32_wgmma_tma" if entry == "fallback" else "matmul_3xtf32_wgmma_tma_splitk"
+    assert chosen.entry == f"{prefix}_{entry}"
+
+
+@pytest.mark.parametrize("label", ["256x256x256", "512x512x512", "200x300x1000", "64x128x520"])
+def test_split_k_slices_then_sums_to_the_product(monkeypatch, label):
+    """The partials as the batched entry's maps read them (slice z: A's columns from z ks, B's rows from z ks,
+    zeros past k), summed in order as the reduce kernel does: the product."""
+    import numpy as np
+
+    import fieldnote.launch
+
+    monkeypatch.setattr(fieldnote.launch, "tensor_map", lambda tensor, box: box)  # a descriptor needs a GPU
+    shape = OPS["matmul"].parse_label(label)
+    chosen = split_route(shape)
+    assert chosen.entry == "matmul_3xtf32_wgmma_tma_splitk_partials"
+    m, n, k = shape["m"], shape["n"], shape["k"]
+    splits = chosen.grid(shape)[2]
+    args = chosen.args({"a": 0, "b": 0, "partials": 0}, shape)
+    rows, cols, ks, a_rows, a_cols, b_rows = (int(v) for v in args[3:])
+    assert args[:2] == ((64, 32), (32, 32)) and (rows, cols) == (m, n)
+    assert a_rows == 0 and a_cols == b_rows == ks and splits * ks >= k > (splits - 1) * ks
+    assert chosen.workspace(shape) == {"partials": (splits * m, n)}
+    rng = np.random.default_rng(0)
+    a, b = rng.standard_normal((m, k)), rng.standard_normal((k, n))
+    wide_a, tall_b = np.zeros((m, splits * ks)), np.zeros((splits * ks, n))  # TMA's zeros past k
+    wide_a[:, :k], tall_b[:k] = a, b
+    total = np.zeros((m, n))
+    for z in range(splits):
+        total = total + wide_a[:, z * ks:(z + 1) * ks] @ tall_b[z * ks:(z + 1) * ks]
+    np.testing.assert_allclose(total, a @ b, rtol=1e-12, atol=1e-10)
+    (reduce,) = chosen.after
+    assert reduce.grid(shape) == (-(-m * n // 1024), 1, 1)
+    assert [int(v) for v in reduce.args({"partials": 0, "out": 0}, shape)[2:]] == [m * n // 4, splits]

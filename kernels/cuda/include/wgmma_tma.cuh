@@ -117,11 +117,13 @@ struct Maps {
     const TensorMap& b;
 };
 
-// Maps of batches stacked by rows, a batch a blockIdx.z: batch z's A begins at row z * a_rows of map a and its
-// B at row z * b_rows of map b, b_rows a multiple of BK (zero rows past k) so that no K step reads into the next
-// batch. Rows of A past m may be the next batch's: they reach no output.
+// Maps of batches, a batch a blockIdx.z: batch z's A begins at row z * a_rows and column z * a_cols of map a,
+// its B at row z * b_rows of map b. Stacked matrices (a_cols = 0: the triangle's channels) need b_rows a
+// multiple of BK, zero rows past k, so that no K step reads into the next batch; rows of A past m may be the next
+// batch's, and reach no output. Slices of K (a_rows = 0, a_cols = b_rows = the slice) give split-K's partial
+// products.
 struct BatchedMaps : Maps {
-    int a_rows, b_rows;
+    int a_rows, a_cols, b_rows;
 };
 
 struct Pointers {
@@ -184,7 +186,7 @@ struct Block {
         const int slot = q % STAGES, k0 = q * BK, z = blockIdx.z;
         if (q >= STAGES) wait(empty(slot), (q / STAGES - 1) & 1);
         arrive_expecting(full(slot), L::A_BYTES + L::B_BYTES);
-        tma_load(stage(slot), src.a, k0, z * src.a_rows + row0, full(slot));
+        tma_load(stage(slot), src.a, z * src.a_cols + k0, z * src.a_rows + row0, full(slot));
 #pragma unroll
         for (int box = 0; box < BN / 32; ++box)
             tma_load(stage(slot) + 2 * L::A_BYTES + 4096 * box, src.b, col0 + 32 * box, z * src.b_rows + k0,
@@ -416,15 +418,15 @@ matmul_3xtf32_wgmma_tma_fallback(const float* __restrict__ a, const float* __res
     tf32x3::matmul<128, 32, tf32x3::SplitOnLoad<tf32x3::RoundInt>, false, true>(a, b, c, m, n, k);
 }
 
-// A batched entry: as WGMMA_TMA_ENTRY, batch blockIdx.z of A (a_rows rows each) and B (b_rows each) stacked by rows
-// in their maps, C's batches m x n each, one after another.
+// A batched entry: as WGMMA_TMA_ENTRY, batch blockIdx.z of A and B where BatchedMaps says, C's batches m x n
+// each, one after another.
 #define WGMMA_TMA_BATCHED_ENTRY(NAME, BM, STAGES, ...)                                                            \
     extern "C" __global__ void __launch_bounds__(wgmma_tma::THREADS, 1)                                           \
         NAME(const __grid_constant__ wgmma_tma::TensorMap map_a, const __grid_constant__ wgmma_tma::TensorMap map_b, \
-             float* __restrict__ c, int m, int n, int k, int a_rows, int b_rows)                                   \
+             float* __restrict__ c, int m, int n, int k, int a_rows, int a_cols, int b_rows)                       \
     {                                                                                                              \
         wgmma_tma::matmul<BM, STAGES, __VA_ARGS__, wgmma_tma::BatchedMaps>(                                        \
-            wgmma_tma::BatchedMaps{{map_a, map_b}, a_rows, b_rows},                                                \
+            wgmma_tma::BatchedMaps{{map_a, map_b}, a_rows, a_cols, b_rows},                                        \
             c + static_cast<long long>(blockIdx.z) * m * n, m, n, k);                                              \
     }
 

@@ -122,6 +122,47 @@ def padded(prefix: str):
     return dataclasses.replace(plain[64], route=route)
 
 
+def k_splits(s) -> int:
+    """The slices of K matmul_3xtf32_wgmma_tma_splitk takes: as many as the SMs its 64x128 tiles leave idle
+    allow, each at least two K steps of 32; 1, no split."""
+    steps, tiles = cdiv(s["k"], 32), cdiv(s["m"], 64) * cdiv(s["n"], 128)
+    wanted = max(1, min(steps // 2, multiprocessors() // tiles))
+    return cdiv(steps, cdiv(steps, wanted))  # no slice left empty by the rounding up of its steps
+
+
+def split_k(prefix: str):
+    """The route of matmul_3xtf32_wgmma_tma_splitk: where `k_splits` > 1, the slices' partial products (the
+    family's batched entry, a slice a batch) into scratch, then their sum in order; elsewhere as
+    matmul_3xtf32_wgmma_tma."""
+    def slice_k(s):
+        return cdiv(cdiv(s["k"], 32), k_splits(s)) * 32
+
+    def args(t, s):
+        from ..launch import tensor_map
+
+        ks = slice_k(s)
+        return (tensor_map(t["a"], (64, 32)), tensor_map(t["b"], (32, 32)), t["partials"],
+                i32(s["m"]), i32(s["n"]), i32(ks), i32(0), i32(ks), i32(ks))
+
+    reduce = LaunchContract(entry=f"{prefix}_reduce", block=(256, 1, 1),
+                            grid=lambda s: (cdiv(s["m"] * s["n"], 1024), 1, 1),
+                            args=lambda t, s: (t["partials"], t["out"], i32(s["m"] * s["n"] // 4), i32(k_splits(s))))
+    partials = LaunchContract(entry=f"{prefix}_partials", block=(384, 1, 1),
+                              grid=lambda s: (cdiv(s["n"], 128), cdiv(s["m"], 64), k_splits(s)), args=args,
+                              dynamic_shared_bytes=wgmma_tma_shared_bytes(64, 6),
+                              workspace=lambda s: {"partials": (k_splits(s) * s["m"], s["n"])}, after=(reduce,))
+    plain = {64: wgmma_tma(f"{prefix}_small", 64, 6), 128: wgmma_tma(f"{prefix}_large", 128, 4)}
+
+    def route(t, s):
+        if not takes_tma(t, s) or t["out"].data_ptr() % 16:
+            return WGMMA_TMA_FALLBACK
+        if k_splits(s) > 1:
+            return partials
+        return plain[128] if large_tiles(s) else None
+
+    return dataclasses.replace(plain[64], route=route)
+
+
 # The 64x128 mainloop fed by cp.async from plain pointers, any shape: an attempt (docs/h200-002-kernel-notes.md).
 WGMMA_CPASYNC_64X128 = LaunchContract(entry="matmul_3xtf32_wgmma_cpasync_64x128", block=(384, 1, 1),
                                       grid=lambda s: (cdiv(s["n"], 128), cdiv(s["m"], 64), 1), args=abc_mnk,
@@ -163,6 +204,10 @@ WGMMA_TMA_VARIANTS = {v.name: v for v in [
                 "h200-002: matmul_3xtf32_wgmma_tma where TMA can go; where it cannot (n or k not a multiple of 4), "
                 "A and B copied first into scratch rows of 16-byte strides, then the same wgmma path on the "
                 "copies, instead of the mma.sync kernel", arch_specific=True),
+    CudaVariant("matmul_3xtf32_wgmma_tma_splitk", "matmul", split_k("matmul_3xtf32_wgmma_tma_splitk"),
+                "h200-002: matmul_3xtf32_wgmma_tma where its tiles fill the GPU; where they leave SMs idle, K cut "
+                "into slices of at least two steps, each slice's product a batch of the family's batched entry, "
+                "the slices then summed in order by a second kernel", arch_specific=True),
     CudaVariant("matmul_3xtf32_wgmma_tma", "matmul", WGMMA_TMA_64,
                 "h200-002: matmul_3xtf32_wgmma_tma_128x128_ws_chain2_trunc where its tiles fill the GPU, "
                 "matmul_3xtf32_wgmma_tma_64x128_ws_chain2_trunc where they do not, h200-001's mma.sync kernel "
@@ -183,8 +228,10 @@ OP = Op(
     output_shape=lambda s: (s["m"], s["n"]),
     torch_args=("a", "b"),
     triton_args=("a", "b"),
-    # 70x132x36: every dimension past a tile and a stage, on the TMA path (rows of 16-byte strides)
-    small_shapes=({"m": 17, "n": 19, "k": 23}, {"m": 1, "n": 1, "k": 1}, {"m": 70, "n": 132, "k": 36}),
+    # 70x132x36: every dimension past a tile and a stage, on the TMA path (rows of 16-byte strides); 64x128x520:
+    # one tile and a K long enough to be sliced (split-K), the last slice short
+    small_shapes=({"m": 17, "n": 19, "k": 23}, {"m": 1, "n": 1, "k": 1}, {"m": 70, "n": 132, "k": 36},
+                  {"m": 64, "n": 128, "k": 520}),
     cuda_variants={v.name: v for v in [
         CudaVariant("matmul_tiled_16x16", "matmul", TILED_16X16,
                     "16x16 shared tiles of A and B, one output per thread, K step 16"),

@@ -86,7 +86,7 @@ def batched_product(entry: str, bm: int, stages: int) -> LaunchContract:
 
         n = s["n"]
         return (tensor_map(t["a_packed"], (bm, 32)), tensor_map(t["b_packed"], (32, 32)), t["batches"],
-                i32(n), i32(n), i32(n), i32(n), i32(round_up(n, 32)))
+                i32(n), i32(n), i32(n), i32(n), i32(0), i32(round_up(n, 32)))
 
     return LaunchContract(entry=entry, block=(384, 1, 1),
                           grid=lambda s: (cdiv(s["n"], 128), cdiv(s["n"], bm), s["channels"]), args=args,
