@@ -282,6 +282,25 @@ def test_a_sweep_session_captures_every_point_under_its_own_name(tmp_path):
     assert big["launches"] == 1 and not big["fits_l2"] and big["achieved_gbs"] > 1000
 
 
+def test_counters_at_the_sweep_points_a_target_names(tmp_path):
+    """The sweep_counters stage's profiling: each point alone under Nsight Compute, inputs drawn at its shape,
+    every metric back, the GPU it ran on recorded."""
+    from fieldnote.capture import ncu
+    from fieldnote.sweep import counters_at, subjects, target_points
+
+    if not ncu.available():
+        pytest.skip("ncu not available here")
+    _, cubin = staged(tmp_path, "gelu", {"rows": 8, "cols": 768}, "gelu_bias_sigmoid_vec4")
+    implementations = {"torch": {"implementation": "torch", "variant": None, "cubin": None},
+                       "cuda": {"implementation": "cuda", "variant": "gelu_bias_sigmoid_vec4", "cubin": str(cubin)}}
+    points, _ = subjects("gelu", [{"rows": 1024, "cols": 768}, {"rows": 4099, "cols": 770}], implementations, SEED)
+    named = target_points("gelu", points, {"points": [{"op": "gelu", "shape": "4099x770", "versus": "torch",
+                                                       "at_most": 1.0}]})
+    table = counters_at("gelu", named, {"iterations": 10, "warmup": 3}, TOL, "test", tmp_path / "work")
+    assert set(table["subject"]) == {"cuda@4099x770", "torch@4099x770"}
+    assert set(table["name"]) == set(ncu.METRICS.values()) and table["gpu_uuid"].notna().all()
+
+
 def test_what_inductor_generated_is_read_and_stable_across_compiles():
     """Issue 17: the compiled peer's choice as evidence: the generated source's hash and its Triton kernels, the same
     on a second compile (the cache answering)."""

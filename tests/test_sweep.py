@@ -126,3 +126,36 @@ def test_a_sweep_process_compiles_every_one_of_its_shapes():
         assert torch.equal(fn(torch.ones(n)), torch.full((n,), 3.0))
     assert len(graphs) == 10
     torch._dynamo.reset()
+
+
+def test_the_points_a_target_names_are_ours_and_the_peer_it_is_held_against():
+    from fieldnote.ops import OPS
+    from fieldnote.sweep import subjects, target_points
+
+    impls = {n: {"implementation": n, "variant": None, "cubin": None} for n in ("torch", "triton", "compiled")}
+    impls["cuda"] = {"implementation": "cuda", "variant": "triangle_smem_tile32x16", "cubin": "x.cubin"}
+    shapes = [{"n": 256, "channels": 32}, {"n": 512, "channels": 32}]
+    points, _ = subjects("triangle", shapes, impls, 7)
+    targets = {"points": [{"op": "triangle", "shape": "512x32", "versus": "torch", "at_most": 0.8},
+                          {"op": "neighbor", "shape": "4096x64x65536", "versus": "best_peer", "at_most": 0.5}]}
+    assert set(target_points("triangle", points, targets)) == {"cuda@512x32", "torch@512x32"}
+    best = {"points": [{"op": "triangle", "shape": "256x32", "versus": "best_peer", "at_most": 0.8}]}
+    assert set(target_points("triangle", points, best)) == {"cuda@256x32"}  # the fastest peer is known after
+    assert target_points("triangle", points, None) == {} and OPS["triangle"].label(shapes[1]) == "512x32"
+
+
+def test_the_counters_at_named_points_render_a_row_per_subject_and_kernel():
+    import pandas as pd
+
+    from fieldnote.note import counters, targets_section
+
+    rows = [{"op": "triangle", "subject": s, "kernel": k, "name": n, "value": v}
+            for s, k in (("cuda@512x32", "triangle_smem_tile32x16"), ("torch@512x32", "sgemm"))
+            for n, v in (("dram_throughput", 40.0), ("duration", 570800.0))]
+    table = counters(pd.DataFrame(rows), at_points=True)
+    assert list(table["At"]) == ["`cuda@512x32`", "`torch@512x32`"] and list(table["DRAM throughput"]) == ["40%"] * 2
+    summary = pd.DataFrame([{"op": "triangle", "implementation": i, "variant": None, "kernel_us": us}
+                            for i, us in (("torch", 10.0), ("cuda", 12.0))])
+    section = targets_section(summary, None, {"best_peer_ratio": 0.8, "limits": {"triangle": "Bytes."}}, None,
+                              "COUNTERS")
+    assert section.index("COUNTERS") < next(i for i, text in enumerate(section) if "Bytes." in text)

@@ -104,3 +104,13 @@ def test_without_a_gpu_the_cpu_stages_run_then_one_message(project: Path):
                                              "spans", "capture", "capture_counters", "summary", "attempts", "note",
                                              "page", "figures", "kernels", "counters", "capture_summary", "ceilings",
                                              "bundle"}
+
+
+def test_a_namespace_whose_targets_name_sweep_points_profiles_them(project: Path):
+    """h200-002 names a triangle and a neighbor sweep point in its targets: Nsight Compute profiles each there
+    (a job per op), collected beside the sweep's checks and kernels."""
+    run = snakemake(project, "-n", "--cores", "14", "results/h200-002")
+    assert run.returncode == 0, run.stderr
+    counts = job_counts(run.stdout)
+    assert counts["sweep_counters"] == 2 and counts["sweep_collect"] == 3
+    assert "work/h200-002/sweep_counters.parquet" in run.stdout

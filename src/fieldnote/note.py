@@ -314,9 +314,10 @@ def _sweep_targets(sweep_table: pd.DataFrame, op: str, mine: str, targets: dict)
 
 
 def targets_section(summary: pd.DataFrame, sweep_table: pd.DataFrame | None, targets: dict,
-                    ceilings: pd.DataFrame | None = None) -> list[str]:
-    """The targets table, then what limits each op that misses one, as the namespace file states it. A miss
-    without a stated limit, or a limit stated for an op that misses nothing, is an error, not a silent row."""
+                    ceilings: pd.DataFrame | None = None, point_counters: str | None = None) -> list[str]:
+    """The targets table, the counters at the sweep points it names (where captured), then what limits each op
+    that misses one, as the namespace file states it. A miss without a stated limit, or a limit stated for an op
+    that misses nothing, is an error, not a silent row."""
     from .errors import PipelineError
 
     table = against_targets(summary, sweep_table, targets, ceilings)
@@ -328,8 +329,10 @@ def targets_section(summary: pd.DataFrame, sweep_table: pd.DataFrame | None, tar
                                 "says what limits it")
         if op in limits and op not in missed:
             raise PipelineError(f"key 'targets.limits.{op}': {OPS[op]} meets every target, so nothing limits it")
+    at_points = ["Nsight Compute's counters at the sweep points the targets name, ours and the peer each is held "
+                 "against, each profiled alone:", point_counters] if point_counters else []
     return ["## Against the targets", "The targets the namespace sets. A miss is how far the measurement lies past "
-            "its target, as a fraction of the target.", markdown(table),
+            "its target, as a fraction of the target.", markdown(table), *at_points,
             *(["What limits each miss, with the counters above as evidence:",
                "\n".join(f"- **{OPS[op]}.** {' '.join(limits[op].split())}" for op in missed)] if missed else [])]
 
@@ -342,12 +345,16 @@ COUNTERS = {"duration": ("Duration (µs)", lambda v: us(v / 1e3)), "sm_throughpu
             "registers": ("Registers", "{:.0f}"), "waves_per_sm": ("Waves", "{:.2f}")}
 
 
-def counters(table: pd.DataFrame) -> pd.DataFrame:
-    """Nsight Compute's counters of each hand-written kernel, the median over the launches it profiled; a counter
-    the capture did not ask for stays empty."""
-    medians = ordered(table).groupby(["op", "kernel", "name"], sort=False)["value"].median().unstack("name")
-    out = pd.DataFrame({"Operation": [OPS[op] for op, _ in medians.index],
-                        "Kernel": [f"`{kernel}`" for _, kernel in medians.index]})
+def counters(table: pd.DataFrame, at_points: bool = False) -> pd.DataFrame:
+    """Nsight Compute's counters of each hand-written kernel (`at_points`: of each subject at the sweep points a
+    target names), the median over the launches it profiled; a counter the capture did not ask for stays empty."""
+    keys = ["op", "subject", "kernel"] if at_points else ["op", "kernel"]
+    medians = ordered(table).groupby([*keys, "name"], sort=False)["value"].median().unstack("name")
+    rows = medians.index.to_frame(index=False)
+    out = pd.DataFrame({"Operation": [OPS[op] for op in rows["op"]]})
+    if at_points:
+        out["At"] = [f"`{subject}`" for subject in rows["subject"]]
+    out["Kernel"] = [f"`{kernel}`" for kernel in rows["kernel"]]
     for name, (title, fmt) in COUNTERS.items():
         values = medians[name] if name in medians else pd.Series(float("nan"), index=medians.index)
         out[title] = ["" if pd.isna(v) else fmt(v) if callable(fmt) else fmt.format(v) for v in values]
@@ -386,6 +393,8 @@ def generated(namespace: str, tables: dict[str, pd.DataFrame], history: dict | N
         found["standing"] = standing(summary, *roofline)
         if "counters" in tables:
             found["counters"] = counters(tables["counters"])
+    if "sweep_counters" in tables:
+        found["point_counters"] = counters(tables["sweep_counters"], at_points=True)
     found.update(history_tables(namespace, tables, history or {}))
     band = tables.get("capture_summary")
     if band is not None and "under_load" in band and (band.groupby(["op", "subject"]).size() > 2).any():
@@ -588,7 +597,8 @@ def render(namespace: str, description: str, environment: dict, tables: dict[str
                      made["sweep_worst"]]
         sections += [f"Left out: {r.implementation} at {r.op} {r.shape} ({r.reason})." for r in skipped.itertuples()]
     if targets:
-        sections += targets_section(summary, tables.get("sweep"), targets, tables.get("ceilings"))
+        sections += targets_section(summary, tables.get("sweep"), targets, tables.get("ceilings"),
+                                    made.get("point_counters"))
     if "attempts" in tables:
         sections += ["## Attempts that were measured and not adopted",
                      "Each attempt passed the correctness gate and was measured in this run, side by side with what "

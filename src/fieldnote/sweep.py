@@ -43,6 +43,34 @@ def failed_points(checks: pd.DataFrame) -> list[dict]:
     return rows
 
 
+def target_points(op: str, points: dict, targets: dict | None) -> dict:
+    """The sweep points of `op` that a target names (`targets.points`): ours at each named shape, and the peer it
+    is held against where that is one implementation (not the fastest of them). Their counters are what the
+    note binds a met or missed target to."""
+    named = [(t["shape"], t["versus"]) for t in (targets or {}).get("points", []) if t["op"] == op]
+    label = OPS[op].label
+    return {name: p for name, p in points.items()
+            if any(label(p["shape"]) == shape and p["implementation"] in ("cuda", versus) for shape, versus in named)}
+
+
+def counters_at(op: str, points: dict, capture: dict, tolerance: dict, namespace: str, workdir) -> pd.DataFrame:
+    """Nsight Compute's counters of each point alone, one profiled process a point, its calls verified as the
+    captures' are."""
+    from pathlib import Path
+
+    from . import capture as capturing
+    from .capture import ncu
+
+    tables = []
+    for name, point in points.items():
+        job = capturing.Job(op=op, subjects={name: point}, npz="", shape={}, iterations=capture["iterations"],
+                            warmup=capture["warmup"], repeats=1, tolerance=tolerance, namespace=namespace)
+        folder = Path(workdir) / name.replace("@", "-")
+        folder.mkdir(parents=True, exist_ok=True)
+        tables.append(capturing.session(ncu, job, folder))
+    return pd.concat(tables, ignore_index=True)
+
+
 def table(capture_summary: pd.DataFrame, roofline: dict) -> pd.DataFrame:
     """One row per (op, implementation, shape): kernel time per call (median over captures), launches, the
     op's least bytes and FLOPs at that shape, what they come to per second, and the fraction of the roof."""

@@ -73,6 +73,11 @@ KERNEL_COLUMNS = (
                                                                         "launch, and both"),
     GPU, SESSION_CLOCKS,
 )
+COUNTER_COLUMNS = (
+    NS, *SUBJECTS, c("backend backend_version kernel launch", "", "as in kernels"),
+    c("metric name value unit", "", "ncu's metric name, its short name, the value in ncu's base unit"),
+    GPU, SESSION_CLOCKS,
+)
 PTX_WIDTHS = " ".join(f"{kind}{w}" for kind in ("global_loads", "global_stores", "async_copies")
                       for w in ("", "_32bit", "_64bit", "_128bit"))
 
@@ -154,11 +159,9 @@ REGISTRY = (
         c("reason", "", "why a point was left out (a launch contract, a failed check); such rows carry only op, "
                         "implementation, variant, shape and reason"),
     ), derived=True),
-    Table("counters", "ncu: kernel launch and metric", (
-        NS, *SUBJECTS, c("backend backend_version kernel launch", "", "as in kernels"),
-        c("metric name value unit", "", "ncu's metric name, its short name, the value in ncu's base unit"),
-        GPU, SESSION_CLOCKS,
-    )),
+    Table("counters", "ncu: kernel launch and metric", COUNTER_COLUMNS),
+    Table("sweep_counters", "ncu at a sweep point a target names (subject `impl@shape`): kernel launch and metric",
+          COUNTER_COLUMNS),
     Table("sanitizer", "variant, tool and shape (compute-sanitizer in the gate)", (
         NS, c("op variant tool shape", "", "memcheck, racecheck, synccheck or initcheck, at a small, tail or edge "
                                            "shape"),

@@ -201,6 +201,7 @@ def bundle_tables(ns):
             + (("counters",) if NAMESPACES[ns].capture["ncu"] else ())
             + (("attempts",) if NAMESPACES[ns].attempts else ())
             + (("sweep_checks", "sweep_kernels", "sweep") if NAMESPACES[ns].sweep else ())
+            + (("sweep_counters",) if counted_points(NAMESPACES[ns]) else ())
         )
     return {name: evidence_table(ns, name) for name in names}
 
@@ -310,6 +311,11 @@ def all_checks(wildcards):
 # note.smk
 
 
+def has_sweep_counters(ns):
+    n = NAMESPACES[ns]
+    return "sweep_counters" in ARCHIVES[ns].tables() if n.replay else bool(counted_points(n))
+
+
 def note_tables(ns):
     """The tables the note draws on: the build's resources, census and counters only where the namespace has them."""
     n = NAMESPACES[ns]
@@ -322,6 +328,7 @@ def note_tables(ns):
         + (("attempts",) if n.attempts else ())
         + (("sweep", "sweep_checks") if n.sweep else ())  # how torch.compile autotuned at its sizes
         + (("counters",) if counted else ())
+        + (("sweep_counters",) if has_sweep_counters(ns) else ())
         + (("sanitizer",) if sanitizer_table(ns) else ())
         + (("gpu_state",) if has_gpu_state(ns) else ())
         + (("ceilings",) if has_ceilings(ns) else ())
@@ -398,6 +405,21 @@ def sweep_points(ns, op):
     from fieldnote.sweep import subjects
 
     return subjects(op, ns.sweep[op], subjects_of(ns, op, ns.implementations), ns.seed)
+
+
+def counted_points(ns):
+    """op -> the sweep points a target names, where the namespace captures counters (sweep.target_points)."""
+    from fieldnote.sweep import target_points
+
+    if not ns.sweep or not ns.capture["ncu"]:
+        return {}
+    found = {op: target_points(op, sweep_points(ns, op)[0], ns.targets) for op in ns.sweep}
+    return {op: points for op, points in found.items() if points}
+
+
+def sweep_ops(ns, table):
+    """The ops whose sweep reports make up a collected sweep table."""
+    return list(counted_points(ns)) if table == "counters" else list(ns.sweep)
 
 
 def sweep_check_priority(wildcards):

@@ -46,16 +46,40 @@ rule sweep_capture:
         "../scripts/sweep_capture.py"
 
 
+rule sweep_counters:
+    input:
+        unpack(sweep_inputs),
+        code=lambda w: code_of("sweep_counters", w.op),
+        checks="work/{ns}/sweep/{op}/checks.parquet",
+    output:
+        "work/{ns}/sweep/{op}/counters.parquet",
+    log:
+        log_of("sweep_counters", "ns", "op"),
+    benchmark:
+        benchmark_of("sweep_counters", "ns", "op")
+    resources:
+        **gpu_slot(RANK_COUNTERS),  # a slot, as a check: each profiled launch takes its GPU alone
+    params:
+        archived=archived_of,  # refused in the job itself when the namespace is archived
+        points=lambda w: counted_points(ns_of(w))[w.op],
+        capture=lambda w: ns_of(w).capture,
+        tolerance=lambda w: ns_of(w).tolerance,  # every profiled call verified at it
+    script:
+        "../scripts/sweep_counters.py"
+
+
 rule sweep_collect:
     input:
         code=code_of("collect_reports"),
-        reports=lambda w: expand("work/{ns}/sweep/{op}/{table}.parquet", ns=w.ns, op=ns_of(w).sweep, table=w.table),
+        reports=lambda w: expand(
+            "work/{ns}/sweep/{op}/{table}.parquet", ns=w.ns, op=sweep_ops(ns_of(w), w.table), table=w.table
+        ),
     output:
         "work/{ns}/sweep_{table}.parquet",
     log:
         log_of("sweep_collect", "ns", "table"),
     wildcard_constraints:
-        table="checks|kernels",
+        table="checks|kernels|counters",
     script:
         "../scripts/collect_reports.py"
 

@@ -1,0 +1,31 @@
+"""Nsight Compute's counters at the sweep points a target of the namespace names (ours, and the peer it is held
+against), each point alone: what limits a kernel where the note judges it."""
+import tempfile
+
+from fieldnote import gpu
+from fieldnote.io import write_table
+from fieldnote.progress import step
+from fieldnote.script import entry
+from fieldnote.subjects import attributes, describe
+
+
+@entry
+def main(snakemake):
+    w, p = snakemake.wildcards, snakemake.params
+    gpu.require(f"sweep_counters ({w.op})", f"results/{w.ns}")
+    import pandas as pd
+
+    from fieldnote.capture import ncu
+    from fieldnote.sweep import counters_at, passed
+
+    points = passed(p.points, pd.read_parquet(snakemake.input.checks))
+    with tempfile.TemporaryDirectory(prefix="sweep-ncu-") as workdir, step(
+            f"sweep counters: {len(points)} points of {w.op}, one ncu process each"):
+        table = counters_at(w.op, points, p.capture, p.tolerance, w.ns, workdir)
+    table.insert(0, "backend_version", ncu.version())
+    table.insert(0, "backend", "ncu")
+    table.insert(0, "op", w.op)
+    write_table(snakemake.output[0], describe(table, attributes(w.op, points)))
+
+
+main(snakemake)  # noqa: F821
