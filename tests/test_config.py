@@ -104,3 +104,13 @@ def test_targets_are_checked_key_by_key(tmp_path):
 def test_a_roof_target_needs_a_sweep(tmp_path):
     message = bad(tmp_path, targets={"roof_fraction": 0.75})
     assert "key 'targets.roof_fraction': needs a sweep" in message
+
+
+@pytest.mark.parametrize("path", sorted((ROOT / "config" / "namespaces").glob("*.yaml")), ids=lambda p: p.stem)
+def test_the_prose_a_note_prints_from_a_namespace_file_types_no_number(path):
+    """Checked here, not first at the end of a GPU run: the note stage refuses a typed number in the description,
+    the progression's changes or the limits (h200-002's description named its issue number until 2026-12-02)."""
+    from fieldnote.authored import refuse_typed_prose
+
+    data = yaml.safe_load(path.read_text())
+    refuse_typed_prose(str(path), data.get("description"), data.get("progression"), data.get("targets"))

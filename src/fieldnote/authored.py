@@ -182,6 +182,17 @@ def refuse_typed(text: str, where: str, first_line: int = 1) -> None:
                                 "number in a note comes from the evidence, through an expression")
 
 
+def refuse_typed_prose(namespace_file: str, description: str | None, progression: dict | None,
+                       targets: dict | None) -> None:
+    """The namespace file's prose a note prints (description, the progression's changes, what limits each miss)
+    holds no number typed by hand: one error naming file and key."""
+    prose = {"description": description or "",
+             **{f"progression.changes.{k}": v for k, v in ((progression or {}).get("changes") or {}).items()},
+             **{f"targets.limits.{k}": v for k, v in ((targets or {}).get("limits") or {}).items()}}
+    for key, text in prose.items():
+        refuse_typed(" ".join(str(text).split()), f"{namespace_file}: key '{key}'")
+
+
 def refuse_typed_in_template(source: str, path: str, environment: jinja2.Environment) -> None:
     """The template's text outside its tags (what Jinja's lexer calls data) holds no typed numeral."""
     for line, kind, value in environment.lex(source):

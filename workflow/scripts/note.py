@@ -22,22 +22,13 @@ def history(snakemake) -> dict:
     return views
 
 
-def refuse_typed_prose(p) -> None:
-    """The namespace file's prose a note prints holds no number typed by hand (one error naming file and key)."""
-    prose = {"description": p.description, **{f"progression.changes.{k}": v for k, v in
-                                              ((p.progression or {}).get("changes") or {}).items()},
-             **{f"targets.limits.{k}": v for k, v in ((p.targets or {}).get("limits") or {}).items()}}
-    for key, text in prose.items():
-        authored.refuse_typed(" ".join(str(text).split()), f"{p.namespace_file}: key '{key}'")
-
-
 @entry
 def main(snakemake):
     i, p = snakemake.input, snakemake.params
     tables = {name: pd.read_parquet(i[name]) for name in p.tables}
     environment = json.loads(open(i.environment).read())
     roofline = (p.shapes, p.roofline) if p.roofline else None
-    refuse_typed_prose(p)
+    authored.refuse_typed_prose(p.namespace_file, p.description, p.progression, p.targets)
     views = history(snakemake)
     try:
         made = note.generated(snakemake.wildcards.ns, tables, views, roofline, p.targets,
