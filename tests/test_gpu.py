@@ -120,40 +120,35 @@ def test_the_tma_matmul_takes_each_of_its_entries_inside_the_gate(tmp_path):
         assert table["passed"].all(), table.to_string()
 
 
+def gated_at(tmp_path, op, name, labels):
+    """A variant through the gate at each shape in turn, in one process (its scratch made once per shape)."""
+    variant = OPS[op].variant(name)
+    run = cuda_runner(tmp_path, op, variant)
+    for label in labels:
+        shape = OPS[op].parse_label(label)
+        case = check.Case("full", shape, SEED, OPS[op].inputs(shape, SEED))
+        table = check.run_checks(run, op, name, "cuda", [case], TOL)
+        assert table["passed"].all(), table.to_string()
+
+
 def test_the_padded_tma_matmul_copies_then_multiplies_inside_the_gate(tmp_path):
     """matmul_3xtf32_wgmma_tma_padded at shapes whose rows are no 16-byte stride: the two copies into scratch
     rows, then the 64x128 or the 128x128 tiles on them; twice each, the scratch reused."""
-    variant = OPS["matmul"].variant("matmul_3xtf32_wgmma_tma_padded")
-    run = cuda_runner(tmp_path, "matmul", variant)
-    for label in ("1023x1025x1027", "2047x2049x515", "1023x1025x1027", "17x19x23"):
-        shape = OPS["matmul"].parse_label(label)
-        case = check.Case("full", shape, SEED, OPS["matmul"].inputs(shape, SEED))
-        table = check.run_checks(run, "matmul", variant.name, "cuda", [case], TOL)
-        assert table["passed"].all(), table.to_string()
+    gated_at(tmp_path, "matmul", "matmul_3xtf32_wgmma_tma_padded",
+             ("1023x1025x1027", "2047x2049x515", "1023x1025x1027", "17x19x23"))
 
 
 def test_the_batched_triangle_packs_multiplies_and_unpacks_inside_the_gate(tmp_path):
     """triangle_3xtf32_wgmma at the sweep's sizes: 64 x 128 and 128 x 128 tiles, n a multiple of 32 or not
     (rows padded to a K step), channels fewer than a transpose's 32; twice at one size, the scratch reused."""
-    variant = OPS["triangle"].variant("triangle_3xtf32_wgmma")
-    run = cuda_runner(tmp_path, "triangle", variant)
-    for label in ("128x32", "512x32", "300x30", "100x32", "128x32", "7x5"):
-        shape = OPS["triangle"].parse_label(label)
-        case = check.Case("full", shape, SEED, OPS["triangle"].inputs(shape, SEED))
-        table = check.run_checks(run, "triangle", variant.name, "cuda", [case], TOL)
-        assert table["passed"].all(), table.to_string()
+    gated_at(tmp_path, "triangle", "triangle_3xtf32_wgmma", ("128x32", "512x32", "300x30", "100x32", "128x32", "7x5"))
 
 
 def test_split_k_slices_multiplies_and_sums_inside_the_gate(tmp_path):
     """matmul_3xtf32_wgmma_tma_splitk where it slices K (256^3, 512^3, a K that leaves the last slice short) and
     where it does not (1024^3); twice at one shape, the partials' scratch reused."""
-    variant = OPS["matmul"].variant("matmul_3xtf32_wgmma_tma_splitk")
-    run = cuda_runner(tmp_path, "matmul", variant)
-    for label in ("256x256x256", "512x512x512", "64x128x520", "200x300x1000", "1024x1024x1024", "256x256x256"):
-        shape = OPS["matmul"].parse_label(label)
-        case = check.Case("full", shape, SEED, OPS["matmul"].inputs(shape, SEED))
-        table = check.run_checks(run, "matmul", variant.name, "cuda", [case], TOL)
-        assert table["passed"].all(), table.to_string()
+    gated_at(tmp_path, "matmul", "matmul_3xtf32_wgmma_tma_splitk",
+             ("256x256x256", "512x512x512", "64x128x520", "200x300x1000", "1024x1024x1024", "256x256x256"))
 
 
 def test_full_inputs_on_disk_are_the_ones_checked(tmp_path):
