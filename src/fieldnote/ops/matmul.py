@@ -50,9 +50,14 @@ def takes_tma(t, s) -> bool:
     return aligned and s["k"] > 0 and s["k"] % 4 == 0 and s["n"] % 4 == 0
 
 
-def wgmma_tma(entry, bm, stages, route=None, a="a", b="b"):
-    """kernels/cuda/include/wgmma_tma.cuh: a bm x 128 tile of C a block, three warpgroups, `stages` stages of K 32
-    in shared memory (two tiles of A, hi and lo, and one of B each); A and B (the tensors named `a` and `b`)
+# The wgmma_tma family's two tiles, bm x 128 (a .cu entry's `BM`), and the stages of K 32 each holds in shared
+# memory: the most that fit (its `STAGES`).
+STAGES = {64: 6, 128: 4}
+
+
+def wgmma_tma(entry, bm, route=None, a="a", b="b"):
+    """kernels/cuda/include/wgmma_tma.cuh: a bm x 128 tile of C a block, three warpgroups, STAGES[bm] stages of K
+    32 in shared memory (two tiles of A, hi and lo, and one of B each); A and B (the tensors named `a` and `b`)
     passed as TMA maps."""
     def args(t, s):
         from ..launch import tensor_map
@@ -61,14 +66,20 @@ def wgmma_tma(entry, bm, stages, route=None, a="a", b="b"):
                 i32(s["m"]), i32(s["n"]), i32(s["k"]))
 
     return LaunchContract(entry=entry, block=(384, 1, 1), grid=lambda s: (cdiv(s["n"], 128), cdiv(s["m"], bm), 1),
-                          args=args, dynamic_shared_bytes=wgmma_tma_shared_bytes(bm, stages),
+                          args=args, dynamic_shared_bytes=wgmma_tma_shared_bytes(bm),
                           route=route or (lambda t, s: None if takes_tma(t, s) else WGMMA_TMA_FALLBACK))
 
 
-def wgmma_tma_shared_bytes(bm: int, stages: int) -> int:
-    """The kernel's Layout<bm, stages>::SHARED: the stages (A's hi and lo tiles, B's), 1024 to align, the
+def wgmma_tma_shared_bytes(bm: int) -> int:
+    """The kernel's Layout<bm, STAGES[bm]>::SHARED: the stages (A's hi and lo tiles, B's), 1024 to align, the
     barriers."""
+    stages = STAGES[bm]
     return stages * (2 * bm * 128 + 32 * 128 * 4) + 1024 + 24 * stages
+
+
+def tile_pair(prefix: str, **kwargs) -> dict[int, LaunchContract]:
+    """A cubin's two entries of the family, by tile height: `<prefix>_small` (64 x 128), `<prefix>_large`."""
+    return {bm: wgmma_tma(f"{prefix}_{size}", bm, **kwargs) for bm, size in ((64, "small"), (128, "large"))}
 
 
 def multiprocessors() -> int:
@@ -90,8 +101,9 @@ def by_tiles(t, s):
     return WGMMA_TMA_LARGE if large_tiles(s) else None
 
 
-WGMMA_TMA_64 = wgmma_tma("matmul_3xtf32_wgmma_tma_small", 64, 6, route=by_tiles)
-WGMMA_TMA_LARGE = wgmma_tma("matmul_3xtf32_wgmma_tma_large", 128, 4)
+_ADOPTED_TILES = tile_pair("matmul_3xtf32_wgmma_tma")
+WGMMA_TMA_64 = dataclasses.replace(_ADOPTED_TILES[64], route=by_tiles)
+WGMMA_TMA_LARGE = _ADOPTED_TILES[128]
 
 
 def padded(prefix: str):
@@ -106,12 +118,10 @@ def padded(prefix: str):
     def scratch(s):
         return {"a16": (s["m"], round_up(s["k"], 4)), "b16": (s["k"], round_up(s["n"], 4))}
 
-    tiles = {64: (f"{prefix}_small", 6), 128: (f"{prefix}_large", 4)}
-    plain = {bm: wgmma_tma(entry, bm, stages) for bm, (entry, stages) in tiles.items()}
-    copied = {bm: dataclasses.replace(wgmma_tma(entry, bm, stages, a="a16", b="b16"),
-                                      workspace=scratch,
+    plain = tile_pair(prefix)
+    copied = {bm: dataclasses.replace(contract, workspace=scratch,
                                       before=(copy("a", "a16", "m", "k"), copy("b", "b16", "k", "n")))
-              for bm, (entry, stages) in tiles.items()}
+              for bm, contract in tile_pair(prefix, a="a16", b="b16").items()}
 
     def route(t, s):
         if s["k"] == 0:
@@ -149,9 +159,9 @@ def split_k(prefix: str):
                             args=lambda t, s: (t["partials"], t["out"], i32(s["m"] * s["n"] // 4), i32(k_splits(s))))
     partials = LaunchContract(entry=f"{prefix}_partials", block=(384, 1, 1),
                               grid=lambda s: (cdiv(s["n"], 128), cdiv(s["m"], 64), k_splits(s)), args=args,
-                              dynamic_shared_bytes=wgmma_tma_shared_bytes(64, 6),
+                              dynamic_shared_bytes=wgmma_tma_shared_bytes(64),
                               workspace=lambda s: {"partials": (k_splits(s) * s["m"], s["n"])}, after=(reduce,))
-    plain = {64: wgmma_tma(f"{prefix}_small", 64, 6), 128: wgmma_tma(f"{prefix}_large", 128, 4)}
+    plain = tile_pair(prefix)
 
     def route(t, s):
         if not takes_tma(t, s) or t["out"].data_ptr() % 16:
@@ -170,11 +180,11 @@ WGMMA_CPASYNC_64X128 = LaunchContract(entry="matmul_3xtf32_wgmma_cpasync_64x128"
 
 
 def wgmma_tma_variant(tile: str, policy: str, design: str) -> CudaVariant:
-    """A variant of the wgmma_tma family: its tile (bm x 128: 128x128 with 4 stages, 64x128 with 6, the most that
-    fit in shared memory) and its policy suffix name it; its .cu file names the policy."""
-    bm, stages = {"128x128": (128, 4), "64x128": (64, 6)}[tile]
+    """A variant of the wgmma_tma family: its tile (`128x128` or `64x128`) and its policy suffix name it; its .cu
+    file names the policy."""
     name = f"matmul_3xtf32_wgmma_tma_{tile}{policy}"
-    return CudaVariant(name, "matmul", wgmma_tma(name, bm, stages), f"h200-002: {design}", arch_specific=True)
+    return CudaVariant(name, "matmul", wgmma_tma(name, int(tile.split("x")[0])), f"h200-002: {design}",
+                       arch_specific=True)
 
 
 WGMMA_TMA_VARIANTS = {v.name: v for v in [

@@ -76,7 +76,7 @@ UNPACK = LaunchContract(
     args=lambda t, s: (t["batches"], t["out"], i32(s["n"]), i32(s["channels"])))
 
 
-def batched_product(entry: str, bm: int, stages: int) -> LaunchContract:
+def batched_product(entry: str, bm: int) -> LaunchContract:
     """The channels' products on the matmul family's wgmma mainloop, a channel a blockIdx.z, between the packing
     and the unpacking."""
     from .matmul import wgmma_tma_shared_bytes
@@ -90,12 +90,12 @@ def batched_product(entry: str, bm: int, stages: int) -> LaunchContract:
 
     return LaunchContract(entry=entry, block=(384, 1, 1),
                           grid=lambda s: (cdiv(s["n"], 128), cdiv(s["n"], bm), s["channels"]), args=args,
-                          dynamic_shared_bytes=wgmma_tma_shared_bytes(bm, stages), workspace=packed,
+                          dynamic_shared_bytes=wgmma_tma_shared_bytes(bm), workspace=packed,
                           before=PACK_STEPS, after=(UNPACK,))
 
 
-BATCHED_SMALL = batched_product("triangle_3xtf32_wgmma_small", 64, 6)
-BATCHED_LARGE = batched_product("triangle_3xtf32_wgmma_large", 128, 4)
+BATCHED_SMALL = batched_product("triangle_3xtf32_wgmma_small", 64)
+BATCHED_LARGE = batched_product("triangle_3xtf32_wgmma_large", 128)
 
 
 def by_tiles(t, s):
