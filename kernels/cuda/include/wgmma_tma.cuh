@@ -144,6 +144,10 @@ struct Block {
     static_assert(S::TMA || (P::ISSUE_WARP && !P::TRUNCATE), "cp.async loads take warps of their own and no TRUNCATE");
     // The producer warpgroup's threads: the first LOADERS issue loads, the rest split A's tile.
     static constexpr int LOADERS = S::TMA ? (P::ISSUE_WARP ? 32 : 0) : 64, SPLITTERS = 128 - LOADERS;
+    // Who releases a stage: a lane per consumer warp where TMA refills it; where cp.async threads refill it, every
+    // consumer thread, so that each thread's reads of B are ordered before the refill by its own arrival
+    // (racecheck, tracking cp.async writes, reported the one-lane release as WAR hazards at K 520).
+    static constexpr int EMPTY_ARRIVALS = S::TMA ? 8 : THREADS - 128;
     unsigned base;  // shared address of stage 0, 1024-aligned
     unsigned char* generic;
     int steps, row0, col0;
@@ -159,7 +163,7 @@ struct Block {
         for (int s = 0; s < STAGES; ++s) {
             barrier_init(full(s), S::TMA ? 1 : LOADERS);
             barrier_init(ready(s), SPLITTERS);
-            barrier_init(empty(s), 8);  // the consumers' eight warps
+            barrier_init(empty(s), EMPTY_ARRIVALS);
         }
         asm volatile("fence.mbarrier_init.release.cluster;" ::: "memory");
     }
@@ -314,8 +318,12 @@ struct Block {
     __device__ void release(Consumer& c, int s) const
     {
         pin(c.hi[Q]), pin(c.lo[Q]);
-        __syncwarp();
-        if (threadIdx.x % 32 == 0) arrive(empty(s % STAGES));
+        if constexpr (S::TMA) {
+            __syncwarp();
+            if (threadIdx.x % 32 == 0) arrive(empty(s % STAGES));
+        } else {
+            arrive(empty(s % STAGES));
+        }
     }
 
     // Whether stage s begins or ends a chain is known at compile time: a wait or a read of the partial tile that
