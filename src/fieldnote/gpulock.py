@@ -77,8 +77,10 @@ def for_check(implementation: str, device: str = "cuda"):
 
 
 # Inductor's one benchmarker (torch/_inductor/runtime/benchmarking.py), through which max-autotune, the coordinate
-# descent and the Triton heuristics time every candidate: its methods, each of which may call another.
+# descent and the Triton heuristics time every candidate: its methods, each of which may call another. Every torch
+# in range has the first two (max-autotune's entry and the heuristics'); the cuda-graph timing came after 2.11.
 TIMINGS = ("benchmark", "benchmark_gpu", "benchmark_gpu_with_cuda_graph")
+REQUIRED = TIMINGS[:2]
 timed_alone = 0  # this process's timings taken alone so far: a GPU test sees that inductor's went through them
 
 
@@ -91,7 +93,11 @@ def _inductor_benchmarker():
         return None
     if getattr(config, "autotune_in_subproc", False):  # timed in a child process, out of this one's reach
         return None
-    return benchmarker if all(hasattr(benchmarker, name) for name in TIMINGS) else None
+    return benchmarker if all(hasattr(benchmarker, name) for name in REQUIRED) else None
+
+
+def _timings(benchmarker) -> list[str]:
+    return [name for name in TIMINGS if hasattr(benchmarker, name)]
 
 
 @contextmanager
@@ -134,11 +140,11 @@ def autotuning_alone():
 
     try:
         convert(fcntl.LOCK_SH)
-        for name in TIMINGS:  # on the instance: every module that imported the benchmarker sees the wrappers
+        for name in _timings(benchmarker):  # on the instance: every module that imported it sees the wrappers
             setattr(benchmarker, name, alone_while(getattr(benchmarker, name)))
         yield
     finally:
-        for name in TIMINGS:
+        for name in _timings(benchmarker):
             benchmarker.__dict__.pop(name, None)
         fcntl.flock(fd, fcntl.LOCK_UN)
         os.close(fd)
