@@ -13,7 +13,8 @@ def job_counts(stdout: str) -> dict[str, int]:
 
 def test_dry_run_plans_every_stage(project: Path):
     """h200-001, the namespace measured now: 5 ops x 4 implementations (torch.compile included) and 14 attempts,
-    captured with nsys and its CUDA kernels with ncu, plus the size sweep (checked, then captured, per op). Its
+    captured with nsys and its CUDA kernels with ncu, plus the size sweep (checked per shape, 30 shapes, then
+    captured per op). Its
     progression and drift baseline come from the shipped archives: unpacked and summarized, never measured."""
     to_measure(project, "h200-001")
     run = snakemake(project, "-n", "--cores", "1", "results/h200-001")
@@ -23,7 +24,7 @@ def test_dry_run_plans_every_stage(project: Path):
         "gpu_probe": 1, "check_gpu": 34, "sanitize": 19, "sanitizer": 1, "checks": 1, "attempts": 1, "time": 5,
         "spans": 2, "capture": 5, "ceilings": 1,
         "capture_counters": 5, "kernels": 1, "counters": 1, "capture_summary": 1, "summary": 5,
-        "sweep_check": 5, "sweep_capture": 5, "sweep_collect": 2, "sweep": 1,
+        "sweep_check": 30, "sweep_capture": 5, "sweep_collect": 2, "sweep": 1,
         **{f"replay_unpack_mage_00{i}": 1 for i in (1, 2, 3, 6)}, "note": 1, "page": 1, "figures": 1, "bundle": 1}
 
 
@@ -63,7 +64,7 @@ def test_gpu_jobs_start_in_the_order_that_keeps_the_gpu_busy(project: Path):
     measurements = [p for rule in ("time", "capture", "capture_counters", "sweep_capture") for p in ranks[rule]]
     assert min(ranks["check_gpu[compiled]"]) > max(ranks["check_gpu"]) > max(ranks["sweep_check"])
     assert min(ranks["sweep_check"]) > max(measurements)
-    sweeps = re.findall(r"^rule sweep_check:\n(?:    .*\n)*?    wildcards: .*op=(\w+)\n    priority: (\d+)",
+    sweeps = re.findall(r"^rule sweep_check:\n(?:    .*\n)*?    wildcards: .*op=(\w+), shape=[0-9x]+\n    priority: (\d+)",
                         run.stdout, re.MULTILINE)
     assert max(sweeps, key=lambda s: int(s[1]))[0] == "matmul"  # the most arithmetic, the longest autotuning
 

@@ -74,6 +74,7 @@ wildcard_constraints:
     op="|".join(OPS),
     arch="sm_[0-9]+a?",
     variant="[A-Za-z0-9_]+",
+    shape="[0-9]+(x[0-9]+)*",  # a shape as ops label it, 1024x768
 
 
 def code_of(script, op=None):
@@ -420,6 +421,39 @@ def counted_points(ns):
 def sweep_ops(ns, table):
     """The ops whose sweep reports make up a collected sweep table."""
     return list(counted_points(ns)) if table == "counters" else list(ns.sweep)
+
+
+def sweep_shapes(ns, op):
+    """The labels of the shapes of an op's sweep that have a point (a shape every contract refuses has none)."""
+    from fieldnote.ops import OPS
+
+    return list(dict.fromkeys(OPS[op].label(p["shape"]) for p in sweep_points(ns, op)[0].values()))
+
+
+def sweep_points_at(ns, op, label):
+    """The sweep points of an op at one shape: one sweep check job's."""
+    from fieldnote.ops import OPS
+
+    return {name: p for name, p in sweep_points(ns, op)[0].items() if OPS[op].label(p["shape"]) == label}
+
+
+def sweep_check_files(wildcards):
+    """An op's sweep checks, a table per shape."""
+    return sweep_check_paths(wildcards.ns, wildcards.op)
+
+
+def sweep_check_paths(ns_name, op):
+    return expand("work/{ns}/sweep/{op}/checks/{shape}.parquet", ns=ns_name, op=op,
+                  shape=sweep_shapes(NAMESPACES[ns_name], op))
+
+
+def sweep_reports(wildcards):
+    """What a collected sweep table gathers: the checks per op and shape, the kernels and counters per op."""
+    ns = ns_of(wildcards)
+    if wildcards.table == "checks":
+        return [f for op in ns.sweep for f in sweep_check_paths(wildcards.ns, op)]
+    return expand("work/{ns}/sweep/{op}/{table}.parquet", ns=wildcards.ns, op=sweep_ops(ns, wildcards.table),
+                  table=wildcards.table)
 
 
 def sweep_check_priority(wildcards):

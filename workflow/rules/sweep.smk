@@ -1,5 +1,6 @@
-# The size sweep (namespaces with `sweep:`): every implementation at each listed shape, checked, then captured in
-# one profiled session per op; the sweep table sets the kernel times against the roofline.
+# The size sweep (namespaces with `sweep:`): every implementation at each listed shape, checked (a job per shape:
+# torch.compile compiles and autotunes each shape, and the shapes compile side by side), then captured in one
+# profiled session per op; the sweep table sets the kernel times against the roofline.
 
 
 rule sweep_check:
@@ -7,17 +8,17 @@ rule sweep_check:
         unpack(sweep_inputs),
         code=lambda w: code_of("sweep_check", w.op),
     output:
-        "work/{ns}/sweep/{op}/checks.parquet",
+        "work/{ns}/sweep/{op}/checks/{shape}.parquet",
     log:
-        log_of("sweep_check", "ns", "op"),
+        log_of("sweep_check", "ns", "op", "shape"),
     benchmark:
-        benchmark_of("sweep_check", "ns", "op")
+        benchmark_of("sweep_check", "ns", "op", "shape")
     priority: sweep_check_priority
     resources:
-        **gpu_slot(RANK_SWEEP_CHECK),
+        **gpu_slot(RANK_SWEEP_CHECK, lambda w: w.shape),
     params:
         archived=archived_of,  # refused in the job itself when the namespace is archived
-        points=lambda w: sweep_points(ns_of(w), w.op)[0],
+        points=lambda w: sweep_points_at(ns_of(w), w.op, w.shape),
         tolerance=lambda w: ns_of(w).tolerance,
     script:
         "../scripts/sweep_check.py"
@@ -27,7 +28,7 @@ rule sweep_capture:
     input:
         unpack(sweep_inputs),
         code=lambda w: code_of("sweep_capture", w.op),
-        checks="work/{ns}/sweep/{op}/checks.parquet",
+        checks=sweep_check_files,
     output:
         "work/{ns}/sweep/{op}/kernels.parquet",
     log:
@@ -50,7 +51,7 @@ rule sweep_counters:
     input:
         unpack(sweep_inputs),
         code=lambda w: code_of("sweep_counters", w.op),
-        checks="work/{ns}/sweep/{op}/checks.parquet",
+        checks=sweep_check_files,
     output:
         "work/{ns}/sweep/{op}/counters.parquet",
     log:
@@ -71,9 +72,7 @@ rule sweep_counters:
 rule sweep_collect:
     input:
         code=code_of("collect_reports"),
-        reports=lambda w: expand(
-            "work/{ns}/sweep/{op}/{table}.parquet", ns=w.ns, op=sweep_ops(ns_of(w), w.table), table=w.table
-        ),
+        reports=sweep_reports,
     output:
         "work/{ns}/sweep_{table}.parquet",
     log:

@@ -19,7 +19,7 @@ def main(snakemake):
     from fieldnote.sweep import passed
 
     backend = capture.backend(p.backend)
-    points = passed(p.points, pd.read_parquet(snakemake.input.checks))
+    points = passed(p.points, pd.concat(map(pd.read_parquet, snakemake.input.checks)))
     job = capture.Job(op=w.op, subjects=points, npz="", shape={}, iterations=p.capture["iterations"],
                       warmup=p.capture["warmup"], repeats=1, tolerance=p.tolerance, namespace=w.ns)
     with tempfile.TemporaryDirectory(prefix=f"sweep-{p.backend}-") as workdir, step(

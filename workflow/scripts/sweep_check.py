@@ -1,5 +1,5 @@
-"""The correctness gate at every sweep point of one op: each implementation on inputs drawn at that shape. A point
-that fails is recorded and never captured; the op's other points go on."""
+"""The correctness gate at the sweep points of one op at one shape: each implementation on inputs drawn at that
+shape. A point that fails is recorded and never captured; the op's other points go on."""
 from fieldnote import gpu
 from fieldnote.progress import PREPARE, phase
 from fieldnote.progress import log as progress

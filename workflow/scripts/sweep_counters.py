@@ -18,7 +18,7 @@ def main(snakemake):
     from fieldnote.capture import ncu
     from fieldnote.sweep import counters_at, passed
 
-    points = passed(p.points, pd.read_parquet(snakemake.input.checks))
+    points = passed(p.points, pd.concat(map(pd.read_parquet, snakemake.input.checks)))
     with tempfile.TemporaryDirectory(prefix="sweep-ncu-") as workdir, step(
             f"sweep counters: {len(points)} points of {w.op}, one ncu process each"):
         table = counters_at(w.op, points, p.capture, p.tolerance, w.ns, workdir)
