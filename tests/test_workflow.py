@@ -64,8 +64,8 @@ def test_gpu_jobs_start_in_the_order_that_keeps_the_gpu_busy(project: Path):
     measurements = [p for rule in ("time", "capture", "capture_counters", "sweep_capture") for p in ranks[rule]]
     assert min(ranks["check_gpu[compiled]"]) > max(ranks["check_gpu"]) > max(ranks["sweep_check"])
     assert min(ranks["sweep_check"]) > max(measurements)
-    sweeps = re.findall(r"^rule sweep_check:\n(?:    .*\n)*?    wildcards: .*op=(\w+), shape=[0-9x]+\n    priority: (\d+)",
-                        run.stdout, re.MULTILINE)
+    sweeps = re.findall(r"^rule sweep_check:\n(?:    .*\n)*?    wildcards: .*op=(\w+), shape=[0-9x]+\n"
+                        r"    priority: (\d+)", run.stdout, re.MULTILINE)
     assert max(sweeps, key=lambda s: int(s[1]))[0] == "matmul"  # the most arithmetic, the longest autotuning
 
 

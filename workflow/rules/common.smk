@@ -443,8 +443,9 @@ def sweep_check_files(wildcards):
 
 
 def sweep_check_paths(ns_name, op):
-    return expand("work/{ns}/sweep/{op}/checks/{shape}.parquet", ns=ns_name, op=op,
-                  shape=sweep_shapes(NAMESPACES[ns_name], op))
+    return expand(
+        "work/{ns}/sweep/{op}/checks/{shape}.parquet", ns=ns_name, op=op, shape=sweep_shapes(NAMESPACES[ns_name], op)
+    )
 
 
 def sweep_reports(wildcards):
@@ -452,8 +453,12 @@ def sweep_reports(wildcards):
     ns = ns_of(wildcards)
     if wildcards.table == "checks":
         return [f for op in ns.sweep for f in sweep_check_paths(wildcards.ns, op)]
-    return expand("work/{ns}/sweep/{op}/{table}.parquet", ns=wildcards.ns, op=sweep_ops(ns, wildcards.table),
-                  table=wildcards.table)
+    return expand(
+        "work/{ns}/sweep/{op}/{table}.parquet",
+        ns=wildcards.ns,
+        op=sweep_ops(ns, wildcards.table),
+        table=wildcards.table,
+    )
 
 
 def sweep_check_priority(wildcards):
