@@ -207,3 +207,17 @@ def test_the_sanitizer_passes_split_k(tmp_path):
     table = sanitized(tmp_path, {v.name: tmp_path / "splitk.cubin"}, op="matmul")
     assert (table["errors"] == 0).all(), table[table["errors"] > 0]
 
+
+
+def test_the_sanitizer_passes_the_cp_async_wgmma_where_stages_are_reused(tmp_path):
+    """The attempt fed by cp.async at 64x128x520 (17 K steps through 6 stages): the H200's racecheck reported 100
+    WAR hazards on B's tile there while one lane per consumer warp released a stage; every consumer thread
+    releases it now."""
+    from fieldnote.ops import OPS
+
+    v = OPS["matmul"].variant("matmul_3xtf32_wgmma_cpasync_64x128")
+    cubin, _, _ = build.compile_source(ROOT / v.source, v.target("sm_90"))
+    (tmp_path / "cpasync.cubin").write_bytes(cubin)
+    table = sanitized(tmp_path, {v.name: tmp_path / "cpasync.cubin"}, op="matmul")
+    assert "small 64x128x520" in set(table["shape"]), table
+    assert (table["errors"] == 0).all(), table[table["errors"] > 0]
