@@ -50,6 +50,38 @@ def test_an_exclusive_holder_overlaps_no_one(tmp_path, modes):
     assert not any(overlap(window, s) for s in spans if s is not window)
 
 
+def hold_named(name: str, mode: str, lock: str, seconds: float, spans, holding=None) -> None:
+    import os
+
+    os.environ["FIELDNOTE_GPU_LOCK"] = lock
+    with getattr(gpulock, mode)():
+        start = time.monotonic()
+        if holding is not None:
+            holding.set()
+        time.sleep(seconds)
+        spans.put((name, start, time.monotonic()))
+
+
+def test_a_waiting_window_goes_before_the_checks_that_ask_after_it(tmp_path):
+    """A check holds the GPU; a window asks and waits; a second check asks meanwhile: it waits for the window (flock
+    alone would let it in beside the first check, and the window would wait for it too)."""
+    context = multiprocessing.get_context("spawn")
+    queue, lock, holding = context.Queue(), str(tmp_path / "gpu.lock"), context.Event()
+    first = context.Process(target=hold_named, args=("first", "shared", lock, 3.0, queue, holding))
+    first.start()
+    assert holding.wait(timeout=30)
+    window = context.Process(target=hold_named, args=("window", "exclusive", lock, 0.4, queue))
+    window.start()
+    time.sleep(1.5)  # the window's process has started and waits behind the first check
+    second = context.Process(target=hold_named, args=("second", "shared", lock, 0.4, queue))
+    second.start()
+    for p in (first, window, second):
+        p.join(timeout=30)
+        assert p.exitcode == 0
+    spans = {name: (start, end) for name, start, end in (queue.get(timeout=5) for _ in range(3))}
+    assert spans["first"][1] <= spans["window"][0] and spans["window"][1] <= spans["second"][0], spans
+
+
 def test_the_wait_is_a_phase_of_the_job(tmp_path, monkeypatch):
     from fieldnote import progress
 
@@ -138,6 +170,31 @@ def test_a_window_waits_for_the_compile_and_a_timing_for_the_other_checks(tmp_pa
         timed = fake.benchmark(time.monotonic)
     check.join(timeout=30)
     assert timed >= queue.get(timeout=5)[2]  # the timing waited for the other check to end
+
+
+def test_a_compile_that_times_while_a_window_waits_goes_after_the_window(tmp_path, monkeypatch):
+    """The compile holds the lock shared, a window waits at the turnstile, the compile asks to time: it lets its
+    shared hold go before it queues (held, the window and the timing would wait for each other)."""
+    import threading
+
+    lock = str(tmp_path / "gpu.lock")
+    monkeypatch.setenv("FIELDNOTE_GPU_LOCK", lock)
+    fake = Benchmarker(lock)
+    monkeypatch.setattr(gpulock, "_inductor_benchmarker", lambda: fake)
+    context = multiprocessing.get_context("spawn")
+    queue = context.Queue()
+    with gpulock.for_check("compiled", "cuda"):
+        window = context.Process(target=hold_named, args=("window", "exclusive", lock, 0.4, queue))
+        window.start()
+        time.sleep(1.5)  # the window waits for the compile's shared hold
+        timed = []
+        timing = threading.Thread(target=lambda: timed.append(fake.benchmark(time.monotonic)), daemon=True)
+        timing.start()
+        timing.join(timeout=20)
+        assert timed, "the timing and the window wait for each other"
+    window.join(timeout=30)
+    _, start, end = queue.get(timeout=5)
+    assert timed[0] >= end
 
 
 @pytest.mark.parametrize("reach", ["none", "told"])

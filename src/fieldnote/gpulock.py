@@ -3,7 +3,7 @@ host (flock): a process runs GPU work (a check, the sanitizer, a measurement's p
 compilation) holding the lock shared, and a measurement's window (its warm-up and its timed or profiled calls)
 holding it exclusively. Snakemake then gives a measurement job one GPU slot like a check, and its process start,
 imports, preparation and the profiler's start and export overlap other jobs; only the windows take turns, and no
-other process touches the GPU inside one.
+other process touches the GPU inside one. A window that waits goes before the shared holds asked for after it.
 
 The lock is the GPU's, not the checkout's: two checkouts measuring on one GPU take turns too, and jobs on
 different GPUs of a host (CUDA_VISIBLE_DEVICES, as Slurm sets it) do not wait for each other.
@@ -36,13 +36,26 @@ def _device() -> str:
     return (uuid() if torch.cuda.is_available() else None) or "none"
 
 
-@contextmanager
-def _held(mode: int):
-    lock = path()
-    fd = os.open(lock, os.O_RDWR | os.O_CREAT, 0o666)
+def take(fd: int, mode: int) -> None:
+    """Take the lock on `fd` (not held by it), a window before any shared hold asked for after it. flock alone
+    prefers no one: a window waiting for the holders of the moment would also wait for every check that starts
+    meanwhile. So a request passes a turnstile first (the lock file's `.turn`), which a window holds, closed to
+    new shared requests, until it has the lock; a shared request only passes through it."""
+    turnstile = os.open(f"{path()}.turn", os.O_RDWR | os.O_CREAT, 0o666)
     try:
         with phase(WAIT):
+            fcntl.flock(turnstile, fcntl.LOCK_EX if mode == fcntl.LOCK_EX else fcntl.LOCK_SH)
             fcntl.flock(fd, mode)
+    finally:
+        fcntl.flock(turnstile, fcntl.LOCK_UN)
+        os.close(turnstile)
+
+
+@contextmanager
+def _held(mode: int):
+    fd = os.open(path(), os.O_RDWR | os.O_CREAT, 0o666)
+    try:
+        take(fd, mode)
         yield
     finally:
         fcntl.flock(fd, fcntl.LOCK_UN)
@@ -118,8 +131,8 @@ def autotuning_alone():
     depth = 0
 
     def convert(mode: int) -> None:
-        with phase(WAIT):
-            fcntl.flock(fd, mode)  # a conversion on one descriptor: the old hold goes first, then the new is waited for
+        fcntl.flock(fd, fcntl.LOCK_UN)  # the old hold first: held while waiting at the turnstile, it would block
+        take(fd, mode)  # the window that holds the turnstile, and wait for it
 
     def alone_while(method):
         def timed(*args, **kwargs):
