@@ -115,3 +115,10 @@ def test_a_namespace_whose_targets_name_sweep_points_profiles_them(project: Path
     counts = job_counts(run.stdout)
     assert counts["sweep_counters"] == 2 and counts["sweep_collect"] == 3
     assert "work/h200-002/sweep_counters.parquet" in run.stdout
+
+
+def test_a_sweep_check_at_a_shape_the_sweep_lacks_is_refused_by_name(project: Path):
+    to_measure(project, "h200-001")
+    run = snakemake(project, "-n", "--cores", "1", "work/h200-001/sweep/matmul/checks/12x4x4.parquet")
+    assert run.returncode != 0
+    assert "12x4x4 is not a shape of the matmul sweep of namespace h200-001" in run.stdout + run.stderr

@@ -434,7 +434,10 @@ def sweep_points_at(ns, op, label):
     """The sweep points of an op at one shape: one sweep check job's."""
     from fieldnote.ops import OPS
 
-    return {name: p for name, p in sweep_points(ns, op)[0].items() if OPS[op].label(p["shape"]) == label}
+    points = {name: p for name, p in sweep_points(ns, op)[0].items() if OPS[op].label(p["shape"]) == label}
+    if not points:
+        raise ValueError(f"{label} is not a shape of the {op} sweep of namespace {ns.name}")
+    return points
 
 
 def sweep_check_files(wildcards):
