@@ -15,5 +15,6 @@ echo "snakemake rc=$? after $((SECONDS - start)) s"
 if cp "results/$ns.tar.gz" "$OUT/" 2>/dev/null; then python -m fieldnote.show "results/$ns" > "$OUT/tables.txt" 2>&1; fi
 find "work/$ns" -name "*.parquet" -o -name "*.json" | tar czf "$OUT/work-tables.tar.gz" -T - 2>/dev/null
 tar czf "$OUT/logs.tar.gz" work/logs work/benchmarks 2>/dev/null
+python tools/job_times.py work/logs > "$OUT/job_times.md" 2>&1
 grep -E "^Error in rule|check failed|FAILED" "$OUT/snakemake.log" | sort | uniq -c | head -20
 grep "steps (" "$OUT/snakemake.log" | tail -1
