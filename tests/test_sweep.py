@@ -1,4 +1,6 @@
 """The size sweep's bookkeeping on the CPU: its points, the roofline arithmetic, the note's table and figures."""
+import json
+
 import pandas as pd
 import pytest
 
@@ -159,3 +161,28 @@ def test_the_counters_at_named_points_render_a_row_per_subject_and_kernel():
     section = targets_section(summary, None, {"best_peer_ratio": 0.8, "limits": {"triangle": "Bytes."}}, None,
                               "COUNTERS")
     assert section.index("COUNTERS") < next(i for i, text in enumerate(section) if "Bytes." in text)
+
+
+def test_nsight_compute_is_asked_for_a_sweep_point_by_a_range_its_filter_reads(tmp_path, monkeypatch):
+    """In `--nvtx-include`, `@` splits a domain from a range: asked for `gelu:torch@4099x770/`, the H200's ncu
+    profiled nothing. The profiled process names the point's range without it, and the rows keep the point's name."""
+    from fieldnote.capture import Job, ncu
+
+    commands = []
+
+    def stop(command, what, expect=None):
+        commands.append(command)
+        raise RuntimeError("stopped before profiling")
+
+    monkeypatch.setattr(ncu, "available", lambda: True)
+    monkeypatch.setattr(ncu, "run", stop)
+    point = {"implementation": "torch", "variant": None, "cubin": None, "shape": {"rows": 4099, "cols": 770},
+             "seed": 7}
+    job = Job(op="gelu", subjects={"torch@4099x770": point}, npz="", shape={}, iterations=10, warmup=3, repeats=1,
+              tolerance={"rtol": 1e-4, "atol": 1e-4}, namespace="test")
+    with pytest.raises(RuntimeError):
+        ncu.capture(job, tmp_path)
+    include = commands[0][commands[0].index("--nvtx-include") + 1]
+    assert include == "gelu:torch at 4099x770/" and "@" not in include
+    profiled = json.loads((tmp_path / "job.json").read_text())
+    assert list(profiled["subjects"]) == ["torch at 4099x770"]

@@ -1,6 +1,7 @@
 """Nsight Compute: hardware counters for the kernels inside the op's NVTX range, clocks and caches left alone."""
 from __future__ import annotations
 
+import dataclasses
 import io
 import shutil
 import subprocess
@@ -62,15 +63,23 @@ def parse_csv(text: str) -> pd.DataFrame:
     return pd.DataFrame(records)
 
 
+def filterable(job: Job) -> Job:
+    """The job with each subject under a name Nsight Compute's NVTX filter reads as written: in `--nvtx-include`,
+    `@` separates a domain from a range, so a sweep point's range (`gelu:torch@4099x770`) would name a domain
+    `gelu:torch` and match nothing."""
+    return dataclasses.replace(job, subjects={name.replace("@", " at "): s for name, s in job.subjects.items()})
+
+
 def capture(job: Job, workdir: Path, keep: Path | None = None) -> pd.DataFrame:
     """Counters of one implementation (the job's first): kernel replay makes a session per implementation."""
     if not available():
         raise PipelineError("capture backend ncu: `ncu` is not on PATH")
-    report = workdir / "counters.ncu-rep"
+    report, profiled = workdir / "counters.ncu-rep", filterable(job)
+    profiled_range = profiled.range_of(profiled.subjects_named[0])
     command = ["ncu", "--clock-control", "none", "--cache-control", "none", "--profile-from-start", "off",
-               "--nvtx", "--nvtx-include", f"{job.range_of(job.subjects_named[0])}/", "--launch-count", str(LAUNCHES),
+               "--nvtx", "--nvtx-include", f"{profiled_range}/", "--launch-count", str(LAUNCHES),
                "--metrics", ",".join(METRICS), "--export", str(report), "--force-overwrite",
-               *workload_command(job, workdir / "job.json", "range")]
+               *workload_command(profiled, workdir / "job.json", "range")]
     run(command, f"ncu capture of {job.range_of(job.subjects_named[0])}", expect=report)
     if keep is not None:
         shutil.copy(report, keep.with_suffix(".ncu-rep"))
