@@ -1,7 +1,8 @@
 #!/usr/bin/env bash
 # h200-002's candidates, against what they would replace and the peers, at the shapes they were written for
-# (docs/h200-002-kernel-notes.md, sections 9 and 10, not yet run; section 8's outcome came from the pipeline): one bench process per shape, every
-# subject gated at that shape first (torch.compile is left to the pipeline: its autotuning would take most of the call).
+# (docs/h200-002-kernel-notes.md, sections 9 and 10, not yet run; section 8's outcome came from the pipeline):
+# one bench process per shape, every subject gated at that shape first (torch.compile is left to the pipeline:
+# its autotuning would take most of the call).
 # On the H200: source .gpu/enter.sh && export PYTHONPATH=$PWD/src:$PYTHONPATH &&
 #   bash tools/h200_002_candidates.sh 2>&1 | tee $OUT/candidates.txt
 set -u
