@@ -9,7 +9,7 @@ from fieldnote import gpulock
 HOLD = 0.4
 
 
-def hold(mode: str, lock: str, spans, holding=None) -> None:
+def hold_named(name: str, mode: str, lock: str, seconds: float, spans, holding=None) -> None:
     import os
 
     os.environ["FIELDNOTE_GPU_LOCK"] = lock
@@ -17,8 +17,12 @@ def hold(mode: str, lock: str, spans, holding=None) -> None:
         start = time.monotonic()
         if holding is not None:
             holding.set()
-        time.sleep(HOLD)
-        spans.put((mode, start, time.monotonic()))
+        time.sleep(seconds)
+        spans.put((name, start, time.monotonic()))
+
+
+def hold(mode: str, lock: str, spans, holding=None) -> None:
+    hold_named(mode, mode, lock, HOLD, spans, holding)
 
 
 def spans_of(tmp_path, modes: list[str]) -> list[tuple[str, float, float]]:
@@ -48,18 +52,6 @@ def test_an_exclusive_holder_overlaps_no_one(tmp_path, modes):
     spans = spans_of(tmp_path, modes)
     window = next(s for s in spans if s[0] == "exclusive")
     assert not any(overlap(window, s) for s in spans if s is not window)
-
-
-def hold_named(name: str, mode: str, lock: str, seconds: float, spans, holding=None) -> None:
-    import os
-
-    os.environ["FIELDNOTE_GPU_LOCK"] = lock
-    with getattr(gpulock, mode)():
-        start = time.monotonic()
-        if holding is not None:
-            holding.set()
-        time.sleep(seconds)
-        spans.put((name, start, time.monotonic()))
 
 
 def test_a_waiting_window_goes_before_the_checks_that_ask_after_it(tmp_path):
@@ -148,13 +140,18 @@ def test_torch_compile_compiles_beside_other_jobs_and_times_its_candidates_alone
     assert "benchmark" not in fake.__dict__ and _shared_free(lock)  # the benchmarker as it was
 
 
-def test_a_window_waits_for_the_compile_and_a_timing_for_the_other_checks(tmp_path, monkeypatch):
+def faked_inductor(tmp_path, monkeypatch):
+    """The lock file, a fake benchmarker the lock wraps, and what other processes are started and report with."""
     lock = str(tmp_path / "gpu.lock")
     monkeypatch.setenv("FIELDNOTE_GPU_LOCK", lock)
     fake = Benchmarker(lock)
     monkeypatch.setattr(gpulock, "_inductor_benchmarker", lambda: fake)
     context = multiprocessing.get_context("spawn")
-    queue = context.Queue()
+    return lock, fake, context, context.Queue()
+
+
+def test_a_window_waits_for_the_compile_and_a_timing_for_the_other_checks(tmp_path, monkeypatch):
+    lock, fake, context, queue = faked_inductor(tmp_path, monkeypatch)
     with gpulock.for_check("compiled", "cuda"):
         window = context.Process(target=hold, args=("exclusive", lock, queue))
         window.start()
@@ -177,12 +174,7 @@ def test_a_compile_that_times_while_a_window_waits_goes_after_the_window(tmp_pat
     shared hold go before it queues (held, the window and the timing would wait for each other)."""
     import threading
 
-    lock = str(tmp_path / "gpu.lock")
-    monkeypatch.setenv("FIELDNOTE_GPU_LOCK", lock)
-    fake = Benchmarker(lock)
-    monkeypatch.setattr(gpulock, "_inductor_benchmarker", lambda: fake)
-    context = multiprocessing.get_context("spawn")
-    queue = context.Queue()
+    lock, fake, context, queue = faked_inductor(tmp_path, monkeypatch)
     with gpulock.for_check("compiled", "cuda"):
         window = context.Process(target=hold_named, args=("window", "exclusive", lock, 0.4, queue))
         window.start()
