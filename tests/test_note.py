@@ -64,6 +64,22 @@ def test_attempts_table_reads_each_value_and_its_comparison_from_one_summary():
     assert "CUDA-event span (mean) | 13.50 µs | 12.70 µs for `layernorm_2warp_row_shared`, same run (1.06x)" in rows[3]
 
 
+def test_an_attempt_the_sanitizer_left_out_has_no_value_and_says_why():
+    from fieldnote.measurements import attempts
+
+    measured = pd.DataFrame({"op": "matmul", "subject": ["cuda", "matmul_3xtf32_wgmma_tma"], "kernel_us": [23.3, 23.1],
+                             "span_mean_us": [30.0, 29.0]})
+    declared = [{"variant": "matmul_3xtf32_wgmma_tma", "metric": "kernel", "compared_with": "cuda"},
+                {"variant": "matmul_3xtf32_wgmma_cpasync_64x128", "metric": "kernel", "compared_with": "cuda"}]
+    why = "compute-sanitizer racecheck reported 100 error(s) at small 64x128x520: Error: Potential WAR hazard"
+    table = attempts(measured, declared, {"matmul_3xtf32_wgmma_cpasync_64x128": why})
+    assert table["refused"].tolist() == ["", why] and pd.isna(table["value_us"].iloc[1])
+    rows = note.markdown(note.attempts(table)).splitlines()
+    assert f"| not timed: {why} | 23.30 µs for CUDA C++, same run |" in rows[3], rows[3]
+    with pytest.raises(PipelineError, match="matmul_3xtf32_wgmma_cpasync_64x128 .matmul. was not measured"):
+        attempts(measured, declared)
+
+
 def test_standing_sets_ours_against_the_best_peer_and_the_roofline_floor():
     """From the mage-006 H200 fixtures: matmul cuda 74.85 against torch; the floor at 1024^3 is 2.15 GFLOP at
     67 TFLOP/s, 32.05 us; the GELU's is 25.2 MB at 4300 GB/s, 5.85 us."""

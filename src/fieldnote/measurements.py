@@ -5,6 +5,7 @@ import numpy as np
 import pandas as pd
 
 from .capture.summary import in_ranges
+from .errors import PipelineError
 from .subjects import COLUMNS
 
 KEY = ["op", "subject"]
@@ -153,16 +154,22 @@ def control_band(capture_summary: pd.DataFrame, margin: float) -> pd.DataFrame:
 METRICS = {"kernel": "kernel_us", "span": "span_mean_us"}
 
 
-def attempts(summary_all: pd.DataFrame, declared: list[dict]) -> pd.DataFrame:
+def attempts(summary_all: pd.DataFrame, declared: list[dict], refused: dict[str, str] | None = None) -> pd.DataFrame:
     """The attempts not adopted: each attempt's value in its metric next to what it was compared with, both
-    read from one run's summary (every subject measured side by side)."""
-    rows = []
+    read from one run's summary (every subject measured side by side). An attempt the sanitizer's gate left out
+    (`refused`: variant -> its finding) has no value, and says why; any other attempt missing from the run is an
+    error."""
+    from .ops import OPS
+
+    refused, rows = refused or {}, []
     for attempt in declared:
-        column, other = METRICS[attempt["metric"]], attempt["compared_with"]
-        op = summary_all.loc[summary_all["subject"] == attempt["variant"], "op"].iloc[0]
+        column, other, name = METRICS[attempt["metric"]], attempt["compared_with"], attempt["variant"]
+        op = next(op for op, spec in OPS.items() if name in spec.cuda_variants)
         by_name = summary_all[summary_all["op"] == op].set_index("subject")
-        value, compared = by_name.loc[attempt["variant"], column], by_name.loc[other, column]
-        rows.append({"op": op, "attempt": attempt["variant"],
-                     "metric": attempt["metric"], "value_us": value, "compared_with": other,
-                     "compared_us": compared, "ratio": value / compared})
+        if name not in by_name.index and name not in refused:
+            raise PipelineError(f"attempts: {name} ({op}) was not measured, and the sanitizer did not refuse it")
+        value, compared = by_name[column].get(name, float("nan")), by_name.loc[other, column]
+        rows.append({"op": op, "attempt": name, "metric": attempt["metric"], "value_us": value,
+                     "compared_with": other, "compared_us": compared, "ratio": value / compared,
+                     "refused": refused.get(name, "") if name not in by_name.index else ""})
     return pd.DataFrame(rows)

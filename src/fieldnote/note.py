@@ -99,12 +99,15 @@ def attempts(table: pd.DataFrame) -> pd.DataFrame:
     def design(name):
         return SPECS[table.loc[table["attempt"] == name, "op"].iloc[0]].cuda_variants[name].design
 
+    refused = table["refused"].fillna("") if "refused" in table else pd.Series("", index=table.index)
     return pd.DataFrame({
         "Attempt": [f"{OPS[op]}: {design(a)} (`{a}`)" for op, a in zip(table["op"], table["attempt"], strict=True)],
-        "Metric": table["metric"].map(METRICS), "Value": table["value_us"].map(us) + " µs",
-        "Compared with": [f"{us(v)} µs for {implementation_name(c)}, same run ({r:.2f}x)"
-                          for c, v, r in zip(table["compared_with"], table["compared_us"], table["ratio"],
-                                             strict=True)]})
+        "Metric": table["metric"].map(METRICS),
+        "Value": [f"not timed: {why}" if why else f"{us(v)} µs" for v, why in zip(table["value_us"], refused,
+                                                                                   strict=True)],
+        "Compared with": [f"{us(v)} µs for {implementation_name(c)}, same run" + ("" if why else f" ({r:.2f}x)")
+                          for c, v, r, why in zip(table["compared_with"], table["compared_us"], table["ratio"],
+                                                  refused, strict=True)]})
 
 
 def largest_points(table: pd.DataFrame, op: str) -> pd.DataFrame:

@@ -2,7 +2,8 @@
 initcheck, at the op's small (tail) shapes and edge cases, before anything of it is timed. One sanitized
 process per tool runs every variant at every shape; each launch is announced on stdout first, so each error the
 tool prints is attributed to the variant and shape launched last. The `sanitizer` table has a row per (variant,
-tool, shape): its errors and the first message. A variant with an error is never timed (`refuse`).
+tool, shape): its errors and the first message. A variant with an error is never timed: an implementation's stops
+the op's timing and captures (`refuse`), an attempt's is left out of them and the attempts table says why.
 
     python -m fieldnote.sanitize JOB.json    # the workload the tool watches
 """
@@ -129,20 +130,43 @@ def expected_launches(job: dict) -> int:
 
 def refuse(table: pd.DataFrame, variants, what: str) -> None:
     """Stop before timing when any of `variants` has a sanitizer error: one line naming variant, tool, shape."""
-    bad = table[table["variant"].isin(list(variants)) & (table["errors"] > 0)]
+    bad = flagged(table, variants)
     if not bad.empty:
         r = bad.iloc[0]
-        raise PipelineError(f"{what}: {r.variant} is not timed: compute-sanitizer {r.tool} reported {r.errors} "
-                            f"error(s) at {r.shape}: {r.first_message}")
+        raise PipelineError(f"{what}: {r.variant} is not timed: {finding(r)}")
 
 
-def gate(snakemake, subjects: dict, what: str) -> None:
+def flagged(table: pd.DataFrame, variants) -> pd.DataFrame:
+    """The first row with errors of each of `variants` the sanitizer reported."""
+    bad = table[table["variant"].isin(list(variants)) & (table["errors"] > 0)]
+    return bad.drop_duplicates("variant")
+
+
+def finding(row) -> str:
+    return f"compute-sanitizer {row.tool} reported {row.errors} error(s) at {row.shape}: {row.first_message}"
+
+
+def gate(snakemake, subjects: dict, what: str) -> dict:
     """A timing or capture job's gate: the sanitizer table of its op (an input where the op has hand-written
-    variants), refusing any of `subjects`' variants it reported an error for."""
+    variants). An implementation it reported an error for stops the job (`refuse`); an attempt's variant is left
+    out of the job, which times the rest (the attempts table says why it has no value). The subjects to time."""
     paths = list(getattr(snakemake.input, "sanitized", None) or [])
-    if paths:
-        table = pd.concat([pd.read_parquet(p) for p in paths], ignore_index=True)
-        refuse(table, [s["variant"] for s in subjects.values() if s.get("variant")], what)
+    if not paths:
+        return dict(subjects)
+    table = pd.concat([pd.read_parquet(p) for p in paths], ignore_index=True)
+    attempt = {name for name, s in subjects.items() if s.get("variant") and name != s["implementation"]}
+    refuse(table, [s["variant"] for name, s in subjects.items() if s.get("variant") and name not in attempt], what)
+    left_out = flagged(table, [subjects[name]["variant"] for name in attempt])
+    for r in left_out.itertuples():
+        print(f"fieldnote: {what}: the attempt {r.variant} is left out: {finding(r)}", flush=True)
+    return {name: s for name, s in subjects.items() if not (name in attempt and s["variant"] in set(left_out.variant))}
+
+
+def refusals(table: pd.DataFrame | None) -> dict[str, str]:
+    """variant -> why the gate left it out, from a sanitizer table (none where the evidence has no such table)."""
+    if table is None:
+        return {}
+    return {r.variant: finding(r) for r in flagged(table, table["variant"].unique()).itertuples()}
 
 
 if __name__ == "__main__":

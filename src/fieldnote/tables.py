@@ -147,6 +147,8 @@ REGISTRY = (
         c("op attempt metric", "", "the op, the attempt's variant, `kernel` (kernel_us) or `span` (span_mean_us)"),
         c("value_us compared_with compared_us ratio", "µs", "its value, what it is compared with and that value, "
                                                             "value / compared"),
+        c("refused", "", "why it has no value: the sanitizer's finding, where the gate left it out of the timing; "
+                         "empty otherwise"),
     ), derived=True),
     Table("sweep", "op, implementation and shape of the sweep", (
         c("op implementation variant shape", "", "the op; " + WHAT + "; the point"),

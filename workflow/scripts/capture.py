@@ -28,10 +28,10 @@ def main(snakemake):
     gpu.require(f"capture ({w.backend}: {name})", f"results/{w.ns}")
     from fieldnote import capture, sanitize
 
-    sanitize.gate(snakemake, p.subjects, f"{w.ns}: {w.op}")
+    subjects = sanitize.gate(snakemake, p.subjects, f"{w.ns}: {w.op}")
 
     backend = capture.backend(w.backend)
-    job = capture.Job(op=w.op, subjects=dict(p.subjects), npz=snakemake.input.npz, shape=p.op["shape"],
+    job = capture.Job(op=w.op, subjects=subjects, npz=snakemake.input.npz, shape=p.op["shape"],
                       iterations=p.capture["iterations"], warmup=p.capture["warmup"],
                       repeats=p.capture["repeats"] if w.backend != "ncu" else 1, tolerance=p.op["tolerance"],
                       namespace=w.ns,
@@ -44,7 +44,7 @@ def main(snakemake):
     table.insert(0, "backend_version", backend.version())
     table.insert(0, "backend", w.backend)
     table.insert(0, "op", w.op)
-    write_table(snakemake.output[0], describe(table, attributes(w.op, p.subjects, p.op["shape"])))
+    write_table(snakemake.output[0], describe(table, attributes(w.op, subjects, p.op["shape"])))
 
 
 main(snakemake)  # noqa: F821

@@ -1,9 +1,10 @@
 """The summary table, per op and implementation of the namespace; with `attempts`, the attempts table from the same
-values (every subject's)."""
+values (every subject's), and the sanitizer's reasons for any attempt its gate left out."""
 import pandas as pd
 
 from fieldnote.io import write_table
 from fieldnote.measurements import attempts, summary
+from fieldnote.sanitize import refusals
 from fieldnote.script import entry
 from fieldnote.subjects import adopted
 
@@ -16,7 +17,9 @@ def main(snakemake):
     if p.attempts is None:
         write_table(snakemake.output[0], adopted(table).drop(columns="subject"))
     else:
-        write_table(snakemake.output[0], attempts(table, p.attempts))
+        found = list(i.sanitizer) if "sanitizer" in i.keys() else []
+        sanitizer = pd.read_parquet(found[0]) if found else None
+        write_table(snakemake.output[0], attempts(table, p.attempts, refusals(sanitizer)))
 
 
 main(snakemake)  # noqa: F821

@@ -17,21 +17,21 @@ def main(snakemake):
         from fieldnote import gpulock, sanitize, timing, verified, workload
         from fieldnote.ops import OPS
 
-        sanitize.gate(snakemake, p.subjects, f"{w.ns}: {w.op}")
+        subjects = sanitize.gate(snakemake, p.subjects, f"{w.ns}: {w.op}")
     t, shape = p.timing, OPS[w.op].label(p.op["shape"])
     with gpulock.shared():  # inputs uploaded, kernels loaded, compiled or JIT-ed: beside other jobs' GPU work
         with phase(PREPARE):
             calls = {name: workload.prepare(w.op, s["implementation"], snakemake.input.npz, p.op["shape"],
                                             s["variant"], s["cubin"], p.op["tolerance"],
                                             f"{w.ns}: {w.op} / {name} at {shape}")
-                     for name, s in p.subjects.items()}
+                     for name, s in subjects.items()}
         workload.first_calls(calls.values())
     state = gpu.State()
     with gpulock.exclusive():  # warm-up and every timed call with the GPU to itself
         eager, states = timing.spans(calls, t["rounds"], t["iterations"], t["warmup"], timing.EventClock(), state)
         graph = timing.graph_spans(calls, t["rounds"], t["iterations"], t["warmup"], t["graph_replays"], state)
         verified.checksum(calls)
-    described = attributes(w.op, p.subjects, p.op["shape"])
+    described = attributes(w.op, subjects, p.op["shape"])
     spans, states = pd.DataFrame(eager + graph), pd.DataFrame(states).assign(**gpu.identity())
     spans.insert(0, "op", w.op)
     states.insert(0, "op", w.op)
