@@ -332,8 +332,10 @@ def targets_section(summary: pd.DataFrame, sweep_table: pd.DataFrame | None, tar
                                      f"Not stated: the namespace file has no `targets.limits.{op}`.") for op in missed]
     unsaid = [f"{OPS[op]} met every target; what the namespace file states limits it (`targets.limits.{op}`) is "
               "left out." for op in stale]
-    for line in [s for s in said if "Not stated" in s] + unsaid:
-        print(f"fieldnote: note: {line.removeprefix('- ')}", file=sys.stderr)
+    for op in [op for op in missed if op not in limits]:
+        print(f"fieldnote: note: {OPS[op]} misses a target and key 'targets.limits.{op}' is missing", file=sys.stderr)
+    for line in unsaid:
+        print(f"fieldnote: note: {line}", file=sys.stderr)
     at_points = ["Nsight Compute's counters at the sweep points the targets name, ours and the peer each is held "
                  "against, each profiled alone:", point_counters] if point_counters else []
     return ["## Against the targets", "The targets the namespace sets. A miss is how far the measurement lies past "
