@@ -59,6 +59,7 @@ def test_attempts_table_reads_each_value_and_its_comparison_from_one_summary():
                  "compared_with": "layernorm_2warp_row_shared"}]
     table = attempts(measured, declared)
     assert table[["value_us", "compared_us"]].values.tolist() == [[6.9, 5.4], [13.5, 12.7]]
+    assert "refused" not in table  # as it was before the column: archives replay to the byte
     rows = note.markdown(note.attempts(table)).splitlines()
     assert "GPU kernel time | 6.90 µs | 5.40 µs for Triton, same run (1.28x)" in rows[2]
     assert "CUDA-event span (mean) | 13.50 µs | 12.70 µs for `layernorm_2warp_row_shared`, same run (1.06x)" in rows[3]

@@ -148,7 +148,7 @@ REGISTRY = (
         c("value_us compared_with compared_us ratio", "µs", "its value, what it is compared with and that value, "
                                                             "value / compared"),
         c("refused", "", "why it has no value: the sanitizer's finding, where the gate left it out of the timing; "
-                         "empty otherwise"),
+                         "empty otherwise; only in a run where the gate left an attempt out"),
     ), derived=True),
     Table("sweep", "op, implementation and shape of the sweep", (
         c("op implementation variant shape", "", "the op; " + WHAT + "; the point"),
