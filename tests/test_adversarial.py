@@ -145,6 +145,16 @@ def sanitized(tmp_path: Path, variants: dict[str, Path], contracts: dict | None 
     return sanitize.sanitize(job, tmp_path)
 
 
+def sanitized_variant(tmp_path: Path, op: str, name: str):
+    """A registered variant built for sm_90 (sm_90a where it must be) and run under every tool."""
+    from fieldnote.ops import OPS
+
+    v = OPS[op].variant(name)
+    cubin, _, _ = build.compile_source(ROOT / v.source, v.target("sm_90"))
+    (tmp_path / f"{name}.cubin").write_bytes(cubin)
+    return sanitized(tmp_path, {name: tmp_path / f"{name}.cubin"}, op=op)
+
+
 def test_the_sanitizer_catches_a_missing_barrier_every_time_at_the_smallest_shape(tmp_path):
     """The planted kernel, launched by gelu_bias_tanh's contract, three times over: racecheck reports it at every
     shape every time; memcheck, synccheck and initcheck have nothing to say of it."""
@@ -175,49 +185,28 @@ def test_the_sanitizer_passes_the_shipped_gelu_variants(tmp_path):
 
 def test_the_sanitizer_passes_the_tma_matmul_on_both_of_its_paths(tmp_path):
     """TMA, mbarriers and wgmma at 70x132x36 (every dimension past a tile), the mma.sync entry at 17x19x23."""
-    from fieldnote.ops import OPS
-
-    v = OPS["matmul"].variant("matmul_3xtf32_wgmma_tma")
-    cubin, _, _ = build.compile_source(ROOT / v.source, v.target("sm_90"))
-    (tmp_path / "tma.cubin").write_bytes(cubin)
-    table = sanitized(tmp_path, {v.name: tmp_path / "tma.cubin"}, op="matmul")
+    table = sanitized_variant(tmp_path, "matmul", "matmul_3xtf32_wgmma_tma")
     assert {"small 70x132x36", "small 17x19x23"} <= set(table["shape"]), table
     assert (table["errors"] == 0).all(), table[table["errors"] > 0]
 
 
 def test_the_sanitizer_passes_the_batched_triangle(tmp_path):
     """The transposes, TMA over the packed channels and the batched wgmma, at the op's small and edge shapes."""
-    from fieldnote.ops import OPS
-
-    v = OPS["triangle"].variant("triangle_3xtf32_wgmma")
-    cubin, _, _ = build.compile_source(ROOT / v.source, v.target("sm_90"))
-    (tmp_path / "batched.cubin").write_bytes(cubin)
-    table = sanitized(tmp_path, {v.name: tmp_path / "batched.cubin"}, op="triangle")
+    table = sanitized_variant(tmp_path, "triangle", "triangle_3xtf32_wgmma")
     assert (table["errors"] == 0).all(), table[table["errors"] > 0]
 
 
 def test_the_sanitizer_passes_split_k(tmp_path):
     """The sliced products and their sum, at the matmul's small and edge shapes (where K is long enough to
     slice) and at 256^3 through the GPU tests' gate."""
-    from fieldnote.ops import OPS
-
-    v = OPS["matmul"].variant("matmul_3xtf32_wgmma_tma_splitk")
-    cubin, _, _ = build.compile_source(ROOT / v.source, v.target("sm_90"))
-    (tmp_path / "splitk.cubin").write_bytes(cubin)
-    table = sanitized(tmp_path, {v.name: tmp_path / "splitk.cubin"}, op="matmul")
+    table = sanitized_variant(tmp_path, "matmul", "matmul_3xtf32_wgmma_tma_splitk")
     assert (table["errors"] == 0).all(), table[table["errors"] > 0]
-
 
 
 def test_the_sanitizer_passes_the_cp_async_wgmma_where_stages_are_reused(tmp_path):
     """The attempt fed by cp.async at 64x128x520 (17 K steps through 6 stages): the H200's racecheck reported 100
     WAR hazards on B's tile there while one lane per consumer warp released a stage; every consumer thread
     releases it now."""
-    from fieldnote.ops import OPS
-
-    v = OPS["matmul"].variant("matmul_3xtf32_wgmma_cpasync_64x128")
-    cubin, _, _ = build.compile_source(ROOT / v.source, v.target("sm_90"))
-    (tmp_path / "cpasync.cubin").write_bytes(cubin)
-    table = sanitized(tmp_path, {v.name: tmp_path / "cpasync.cubin"}, op="matmul")
+    table = sanitized_variant(tmp_path, "matmul", "matmul_3xtf32_wgmma_cpasync_64x128")
     assert "small 64x128x520" in set(table["shape"]), table
     assert (table["errors"] == 0).all(), table[table["errors"] > 0]

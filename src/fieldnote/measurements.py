@@ -171,7 +171,7 @@ def attempts(summary_all: pd.DataFrame, declared: list[dict], refused: dict[str,
         value, compared = by_name[column].get(name, float("nan")), by_name.loc[other, column]
         rows.append({"op": op, "attempt": name, "metric": attempt["metric"], "value_us": value,
                      "compared_with": other, "compared_us": compared, "ratio": value / compared,
-                     "refused": refused.get(name, "") if name not in by_name.index else ""})
+                     "refused": "" if name in by_name.index else refused[name]})
     table = pd.DataFrame(rows)
     # a run with no attempt left out keeps the table as it was before the column (archives replay to the byte)
     return table if (table["refused"] != "").any() else table.drop(columns="refused")

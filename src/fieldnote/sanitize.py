@@ -156,10 +156,11 @@ def gate(snakemake, subjects: dict, what: str) -> dict:
     table = pd.concat([pd.read_parquet(p) for p in paths], ignore_index=True)
     attempt = {name for name, s in subjects.items() if s.get("variant") and name != s["implementation"]}
     refuse(table, [s["variant"] for name, s in subjects.items() if s.get("variant") and name not in attempt], what)
-    left_out = flagged(table, [subjects[name]["variant"] for name in attempt])
-    for r in left_out.itertuples():
-        print(f"fieldnote: {what}: the attempt {r.variant} is left out: {finding(r)}", flush=True)
-    return {name: s for name, s in subjects.items() if not (name in attempt and s["variant"] in set(left_out.variant))}
+    found = refusals(table)
+    left_out = {name for name in attempt if subjects[name]["variant"] in found}
+    for name in left_out:
+        print(f"fieldnote: {what}: the attempt {name} is left out: {found[subjects[name]['variant']]}", flush=True)
+    return {name: s for name, s in subjects.items() if name not in left_out}
 
 
 def refusals(table: pd.DataFrame | None) -> dict[str, str]:

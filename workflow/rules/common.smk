@@ -342,6 +342,11 @@ def has_gpu_state(ns):
     return "gpu_state" in ARCHIVES[ns].tables() if n.replay else not n.imported
 
 
+def summary_inputs(wildcards):
+    """The tables the summary and the attempts table are read from."""
+    return {name: evidence_table(wildcards.ns, name) for name in ("capture_summary", "spans", "kernels")}
+
+
 def sanitizer_table(ns):
     """Whether a namespace's evidence has the sanitizer table (measured since the gate ran compute-sanitizer)."""
     n = NAMESPACES[ns]

@@ -3,9 +3,7 @@
 
 rule summary:
     input:
-        capture_summary=lambda w: evidence_table(w.ns, "capture_summary"),
-        spans=lambda w: evidence_table(w.ns, "spans"),
-        kernels=lambda w: evidence_table(w.ns, "kernels"),
+        unpack(summary_inputs),
         code=code_of("summary"),
     output:
         "work/{ns}/summary.parquet",
@@ -19,9 +17,7 @@ rule summary:
 
 use rule summary as attempts with:
     input:
-        capture_summary=lambda w: evidence_table(w.ns, "capture_summary"),
-        spans=lambda w: evidence_table(w.ns, "spans"),
-        kernels=lambda w: evidence_table(w.ns, "kernels"),
+        unpack(summary_inputs),
         # why an attempt has no value, where the sanitizer's gate left it out
         sanitizer=lambda w: [evidence_table(w.ns, "sanitizer")] if sanitizer_table(w.ns) else [],
         code=code_of("summary"),
