@@ -94,3 +94,28 @@ def test_a_case_can_carry_its_reference_for_several_runs():
     wrong = dataclasses.replace(case, expected=expected + 1.0)
     assert check.run_checks(runner("gelu", "torch"), "gelu", "torch", "cpu", [right], TOL)["passed"].all()
     assert not check.run_checks(runner("gelu", "torch"), "gelu", "torch", "cpu", [wrong], TOL)["passed"].any()
+
+
+def test_a_check_holds_the_gpu_for_its_runs_only(monkeypatch):
+    """The lock a check takes covers the implementation's call, not the float64 reference nor the comparison (CPU
+    work of seconds at the sweep's largest shapes, for which a measurement window would wait)."""
+    from contextlib import contextmanager
+
+    held, seen = [], []
+
+    @contextmanager
+    def hold():
+        held.append(True)
+        yield
+        held.pop()
+
+    def run(t, shape):
+        seen.append(("run", bool(held)))
+        return runner("gelu", "torch")(t, shape)
+
+    for name in ("reference", "compare"):
+        real = getattr(check, name)
+        monkeypatch.setattr(check, name, lambda *a, _r=real, _n=name: seen.append((_n, bool(held))) or _r(*a))
+    cases = check.cases("gelu", MEDIUM["gelu"], 7, None, small_only=True)
+    assert check.run_checks(run, "gelu", "torch", "cpu", cases, TOL, hold=hold)["passed"].all()
+    assert set(seen) == {("run", True), ("reference", False), ("compare", False)}

@@ -218,3 +218,37 @@ def test_a_benchmarker_without_the_cuda_graph_timing_is_still_wrapped(tmp_path, 
         assert _shared_free(lock)  # compiling beside other checks, not alone throughout
         assert fake.benchmark(lambda: 3) == 3 and fake.seen == [False]
     assert gpulock.timed_alone == before + 1 and "benchmark" not in fake.__dict__
+
+
+class Selector:
+    """Inductor's two places that time a set of candidates in turn: a classmethod and a method."""
+    benchmarker = None
+
+    @classmethod
+    def benchmark_choices(cls, choices):
+        return [cls.benchmarker.benchmark_gpu(c) for c in choices]
+
+    def benchmark_all_configs(self, configs):
+        return [self.benchmarker.benchmark(c) for c in configs]
+
+
+def test_a_set_of_candidates_is_timed_in_one_turn_alone(tmp_path, monkeypatch):
+    """Seven candidates, one turn alone each time a set is timed (a turn waits for every check holding the GPU);
+    the classes as they were afterwards."""
+    lock = tmp_path / "gpu.lock"
+    monkeypatch.setenv("FIELDNOTE_GPU_LOCK", str(lock))
+    fake = Benchmarker(lock)
+    monkeypatch.setattr(gpulock, "_inductor_benchmarker", lambda: fake)
+    monkeypatch.setattr(Selector, "benchmarker", fake)
+    monkeypatch.setattr(gpulock, "BATCHES", tuple((__name__, "Selector", name)
+                                                  for name in ("benchmark_choices", "benchmark_all_configs")))
+    before, methods = gpulock.timed_alone, dict(vars(Selector))
+    with gpulock.for_check("compiled", "cuda"):
+        assert Selector.benchmark_choices([lambda: 1] * 4) == [1] * 4
+        assert Selector().benchmark_all_configs([lambda: 2] * 3) == [2] * 3
+        assert _shared_free(lock) and fake.seen == [False] * 7  # each candidate alone, the lock shared between
+    assert gpulock.timed_alone == before + 2 and dict(vars(Selector)) == methods
+
+
+def test_this_torch_has_the_sets_of_candidates_the_lock_times_in_one_turn():
+    assert [(owner.__name__, name) for owner, name in gpulock._batches()] == [b[1:] for b in gpulock.BATCHES]

@@ -7,6 +7,7 @@ file, the same shape on freshly drawn inputs (seed recorded), the small shapes a
 from __future__ import annotations
 
 import secrets
+from contextlib import nullcontext
 from dataclasses import dataclass
 
 import numpy as np
@@ -74,7 +75,11 @@ def _run_case(run, op: str, case: Case, device: str) -> np.ndarray:
     return out.detach().cpu().numpy()
 
 
-def run_checks(run, op: str, subject: str, device: str, cases: list[Case], tolerance: dict) -> pd.DataFrame:
+def run_checks(run, op: str, subject: str, device: str, cases: list[Case], tolerance: dict,
+               hold=nullcontext) -> pd.DataFrame:
+    """Each case run under `hold()` (the GPU lock a check takes, gpulock.for_check), its float64 reference and the
+    comparison outside it: at the sweep's largest shapes those take seconds of CPU, for which no measurement window
+    need wait."""
     if device == "cuda":
         from .workload import full_fp32
         full_fp32()
@@ -82,7 +87,8 @@ def run_checks(run, op: str, subject: str, device: str, cases: list[Case], toler
     for case in cases:
         with step(f"check {op} {subject} on {device}: case {case.name} at {OPS[op].label(case.shape)}"), \
                 phase(CHECK):
-            out = _run_case(run, op, case, device)
+            with hold():
+                out = _run_case(run, op, case, device)
             expected = reference(op, case.inputs) if case.expected is None else case.expected
             result = compare(out, expected, tolerance["rtol"], tolerance["atol"])
         rows.append({"op": op, "subject": subject, "shape": OPS[op].label(case.shape),

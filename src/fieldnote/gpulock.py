@@ -96,6 +96,14 @@ TIMINGS = ("benchmark", "benchmark_gpu", "benchmark_gpu_with_cuda_graph")
 REQUIRED = TIMINGS[:2]
 timed_alone = 0  # this process's timings taken alone so far: a GPU test sees that inductor's went through them
 
+# Where inductor times a whole set of candidates, one after another: max-autotune's choices for one matrix product
+# (17 at 1000^3 on the H200) and a Triton kernel's configs. Alone once for the set, not once per candidate: each
+# turn alone waits for every check then holding the GPU (a compile holds it for seconds), and per candidate those
+# waits were most of the compiled checks' time (the matmul's 194 s of 294 on 2026-12-02). Optional: a torch
+# without one keeps the per-timing turns.
+BATCHES = (("torch._inductor.select_algorithm", "AlgorithmSelectorCache", "benchmark_choices"),
+           ("torch._inductor.runtime.triton_heuristics", "CachingAutotuner", "benchmark_all_configs"))
+
 
 def _inductor_benchmarker():
     """Inductor's benchmarker where every autotuning timing of this process goes through it, else None."""
@@ -113,14 +121,34 @@ def _timings(benchmarker) -> list[str]:
     return [name for name in TIMINGS if hasattr(benchmarker, name)]
 
 
+def _batches() -> list[tuple[type, str]]:
+    """The classes and methods of BATCHES this torch has, each defined on its class (so that it can be put back)."""
+    import importlib
+
+    found = []
+    for module, cls, name in BATCHES:
+        try:
+            owner = getattr(importlib.import_module(module), cls)
+        except (ImportError, AttributeError):
+            continue
+        if name in vars(owner):
+            found.append((owner, name))
+    return found
+
+
+def _wrapped(raw, wrap):
+    """A method as defined on its class (plain function or classmethod), its function passed through `wrap`."""
+    return classmethod(wrap(raw.__func__)) if isinstance(raw, classmethod) else wrap(raw)
+
+
 @contextmanager
 def autotuning_alone():
     """torch.compile's check: the lock shared while it compiles (CPU work, most of its time, which other checks may
-    overlap; a measurement window waits, as for any check), and alone for each timing of a candidate kernel, the
-    shared hold converted and back. While one compile waits for its turn to time, its shared hold is given up, so
-    two compiles never wait for each other. With an inductor whose timings cannot be reached, or with
-    FIELDNOTE_AUTOTUNE_ALONE=compile (where a GPU test found a timing that went around the benchmarker), alone
-    throughout."""
+    overlap; a measurement window waits, as for any check), and alone for each timing of a candidate kernel or set
+    of candidates (BATCHES), the shared hold converted and back. While one compile waits for its turn to time, its
+    shared hold is given up, so two compiles never wait for each other. With an inductor whose timings cannot be
+    reached, or with FIELDNOTE_AUTOTUNE_ALONE=compile (where a GPU test found a timing that went around the
+    benchmarker), alone throughout."""
     benchmarker = _inductor_benchmarker()
     if benchmarker is None or os.environ.get("FIELDNOTE_AUTOTUNE_ALONE") == "compile":
         with exclusive():
@@ -151,13 +179,18 @@ def autotuning_alone():
                         convert(fcntl.LOCK_SH)
         return timed
 
+    batches = {(owner, name): vars(owner)[name] for owner, name in _batches()}
     try:
         convert(fcntl.LOCK_SH)
         for name in _timings(benchmarker):  # on the instance: every module that imported it sees the wrappers
             setattr(benchmarker, name, alone_while(getattr(benchmarker, name)))
+        for (owner, name), raw in batches.items():
+            setattr(owner, name, _wrapped(raw, alone_while))
         yield
     finally:
         for name in _timings(benchmarker):
             benchmarker.__dict__.pop(name, None)
+        for (owner, name), raw in batches.items():
+            setattr(owner, name, raw)
         fcntl.flock(fd, fcntl.LOCK_UN)
         os.close(fd)

@@ -16,6 +16,7 @@ rule capture:
         benchmark_of("capture", "ns", "backend", "op")
     wildcard_constraints:
         backend="nsys|cupti",
+    priority: PRIORITY_MEASUREMENT
     resources:
         **gpu_slot(RANK_CAPTURE),  # a slot, as a check: the measurement window takes its GPU alone
     params:
@@ -40,6 +41,7 @@ rule capture_counters:
     wildcard_constraints:
         backend="ncu",
         subject="|".join(MEASURED),  # an implementation the namespace lists under capture.ncu
+    priority: PRIORITY_MEASUREMENT
     resources:
         **gpu_slot(RANK_COUNTERS, lambda w: w.subject),  # a measurement window takes its GPU alone
     params:

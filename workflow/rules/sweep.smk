@@ -35,6 +35,7 @@ rule sweep_capture:
         log_of("sweep_capture", "ns", "op"),
     benchmark:
         benchmark_of("sweep_capture", "ns", "op")
+    priority: PRIORITY_MEASUREMENT
     resources:
         **gpu_slot(RANK_SWEEP_CAPTURE),  # a slot, as a check: the measurement window takes its GPU alone
     params:
@@ -58,6 +59,7 @@ rule sweep_counters:
         log_of("sweep_counters", "ns", "op"),
     benchmark:
         benchmark_of("sweep_counters", "ns", "op")
+    priority: PRIORITY_MEASUREMENT
     resources:
         **gpu_slot(RANK_COUNTERS),  # a slot, as a check: each profiled launch takes its GPU alone
     params:

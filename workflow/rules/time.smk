@@ -13,6 +13,7 @@ rule time:
         log_of("time", "ns", "op"),
     benchmark:
         benchmark_of("time", "ns", "op")
+    priority: PRIORITY_MEASUREMENT
     resources:
         **gpu_slot(RANK_TIME),  # a slot, as a check: the measurement window takes its GPU alone (gpulock.py)
     params:

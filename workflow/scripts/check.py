@@ -1,5 +1,6 @@
 """Run one (op, implementation) through the correctness gate; a failure fails the job, naming the case."""
 import os
+from functools import partial
 from pathlib import Path
 
 from fieldnote.script import entry
@@ -32,8 +33,8 @@ def main(snakemake):
         run = runner(w.op, impl, variant, Path(snakemake.input.cubin) if variant else None)
         interpreted = device == "cpu" and impl == "triton"  # the interpreter is too slow for the full shapes
         cases = check.cases(w.op, op["shape"], op["seed"], inputs.read(snakemake.input.npz), small_only=interpreted)
-    with gpulock.for_check(impl, device):
-        table = check.run_checks(run, w.op, w.subject, device, cases, op["tolerance"])
+    table = check.run_checks(run, w.op, w.subject, device, cases, op["tolerance"],
+                             hold=partial(gpulock.for_check, impl, device))
     table["gpu_alone"] = gpulock.alone(impl, device)
     table = describe(table, attributes(w.op, {w.subject: params.subject}, op["shape"]))
     if interpreted:
