@@ -252,3 +252,21 @@ def test_a_set_of_candidates_is_timed_in_one_turn_alone(tmp_path, monkeypatch):
 
 def test_this_torch_has_the_sets_of_candidates_the_lock_times_in_one_turn():
     assert [(owner.__name__, name) for owner, name in gpulock._batches()] == [b[1:] for b in gpulock.BATCHES]
+
+
+def test_every_hold_is_traced_with_its_job_and_times(tmp_path, monkeypatch):
+    """FIELDNOTE_GPU_TRACE: a line per hold from every process, whole, naming the job (script.entry sets
+    FIELDNOTE_JOB from its log), the window's hold apart from the shared ones."""
+    import json
+
+    trace = tmp_path / "gpulock.jsonl"
+    monkeypatch.setenv("FIELDNOTE_GPU_TRACE", str(trace))
+    monkeypatch.setenv("FIELDNOTE_JOB", "work/logs/time/ns/gelu")
+    spans_of(tmp_path, ["shared", "exclusive", "shared"])
+    lines = [json.loads(line) for line in trace.read_text().splitlines()]
+    assert sorted(line["mode"] for line in lines) == ["alone", "shared", "shared"]
+    assert {line["job"] for line in lines} == {"work/logs/time/ns/gelu"}
+    assert all(line["asked"] <= line["taken"] < line["released"] for line in lines)
+    window = next(line for line in lines if line["mode"] == "alone")
+    assert all(line["released"] <= window["taken"] or line["taken"] >= window["released"]
+               for line in lines if line is not window)

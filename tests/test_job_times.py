@@ -27,3 +27,26 @@ def test_every_job_logs_its_phases_and_the_tool_tables_them(tmp_path):
                            text=True, check=True).stdout
     rows = {line.split(" | ")[0].strip("| "): line for line in table.splitlines()[2:]}
     assert {"check_cpu", "build_cuda", "inputs", "all jobs"} <= set(rows)
+
+
+def test_the_lock_table_finds_the_drains_and_who_held_the_gpu_during_them():
+    """A window held alone 1 s; a second asked at 3 and waited to 5 for a sweep check's shared hold (2.5 to 5): 2 s
+    of drain, all of it the sweep check's; a check held shared beside nothing waiting."""
+    import importlib.util
+
+    import pandas as pd
+
+    spec = importlib.util.spec_from_file_location("job_times", ROOT / "tools" / "job_times.py")
+    tool = importlib.util.module_from_spec(spec)
+    spec.loader.exec_module(tool)
+    frame = pd.DataFrame([
+        {"rule": "time", "mode": "alone", "asked": 1.0, "taken": 1.0, "released": 2.0},
+        {"rule": "check_gpu", "mode": "shared", "asked": 0.0, "taken": 0.0, "released": 0.5},
+        {"rule": "sweep_check", "mode": "shared", "asked": 2.5, "taken": 2.5, "released": 5.0},
+        {"rule": "capture", "mode": "alone", "asked": 3.0, "taken": 5.0, "released": 6.0},
+    ])
+    table, run = tool.lock_table(frame)
+    assert run == {"span": 6.0, "alone": 2.0, "drain": 2.0}
+    assert table.loc["sweep_check", "held shared during drains (s)"] == 2.0
+    assert table.loc["check_gpu", "held shared during drains (s)"] == 0.0
+    assert table.loc["capture", "waited (s)"] == 2.0 and table.loc["time", "held alone (s)"] == 1.0

@@ -1,6 +1,10 @@
 """Where a run's time goes: each job's last log line (`phases: {...}`, progress.report_phases) gathered per job
 kind (rule), the wall time beside the phases, and what the phases leave (`other`: Snakemake's script preamble,
-writing the outputs, what no phase covers). Prints a Markdown table; with --write, docs/pipeline-time.md.
+writing the outputs, what no phase covers). Prints a Markdown table; with --write, docs/pipeline-time.md. Where
+the run traced its GPU lock (`gpulock.jsonl` beside the logs, FIELDNOTE_GPU_TRACE), a second table: per job kind,
+the GPU held shared, held alone and waited for; and the run's time with the GPU alone, and with a window waiting
+while others held it shared (a drain: the GPU then runs only what the shared holders give it), with who held it
+during the drains.
 
     python tools/job_times.py WORK_LOGS_DIR... [--title TEXT]... [--write]
 """
@@ -11,6 +15,7 @@ import json
 import sys
 from pathlib import Path
 
+import numpy as np
 import pandas as pd
 
 ROOT = Path(__file__).resolve().parents[1]
@@ -44,6 +49,56 @@ def table(frame: pd.DataFrame) -> pd.DataFrame:
     return pd.concat([out, total.to_frame().T])
 
 
+def holds(logs: Path) -> pd.DataFrame:
+    """The traced holds of a run, a row each: job kind, shared or alone, asked, taken, released (seconds)."""
+    trace = logs / "gpulock.jsonl"
+    if not trace.exists():
+        return pd.DataFrame()
+    frame = pd.read_json(trace, lines=True)
+    frame["rule"] = frame["job"].str.split("/").str[2].fillna("other")  # work/logs/<rule>/...
+    return frame
+
+
+def _measure(starts: np.ndarray, ends: np.ndarray, grid: np.ndarray) -> np.ndarray:
+    """Whether each segment of `grid` (between consecutive points) lies inside some [start, end)."""
+    middle = (grid[:-1] + grid[1:]) / 2
+    return (np.searchsorted(np.sort(starts), middle, "right") - np.searchsorted(np.sort(ends), middle, "right")) > 0
+
+
+def lock_table(frame: pd.DataFrame) -> tuple[pd.DataFrame, dict]:
+    """Per job kind the seconds held shared, held alone and waited; and the run's seconds alone and draining."""
+    alone = frame[frame["mode"] == "alone"]
+    grid = np.unique(frame[["asked", "taken", "released"]].to_numpy().ravel())
+    held_alone = _measure(alone["taken"].to_numpy(), alone["released"].to_numpy(), grid)
+    waiting = _measure(alone["asked"].to_numpy(), alone["taken"].to_numpy(), grid)
+    drain = waiting & ~held_alone
+    width = np.diff(grid)
+    drained = np.concatenate([[0.0], np.cumsum(width * drain)])  # drain seconds up to each grid point
+    at = lambda t: np.interp(t, grid, drained)  # noqa: E731
+    frame = frame.assign(held=frame["released"] - frame["taken"], waited=frame["taken"] - frame["asked"],
+                         in_drain=lambda f: np.where(f["mode"] == "shared", at(f["released"]) - at(f["taken"]), 0))
+    grouped = frame.groupby("rule")
+    out = pd.DataFrame({
+        "holds": grouped.size(),
+        "held shared (s)": frame[frame["mode"] == "shared"].groupby("rule")["held"].sum(),
+        "held alone (s)": alone.assign(held=alone["released"] - alone["taken"]).groupby("rule")["held"].sum(),
+        "waited (s)": grouped["waited"].sum(),
+        "held shared during drains (s)": grouped["in_drain"].sum(),
+    }).fillna(0.0).sort_values("waited (s)", ascending=False)
+    run = {"span": grid[-1] - grid[0], "alone": float((width * held_alone).sum()), "drain": float(drained[-1])}
+    return out, run
+
+
+def lock_markdown(frame: pd.DataFrame) -> str:
+    table, run = lock_table(frame)
+    lines = [f"The GPU lock over {run['span']:.0f} s: held alone {run['alone']:.1f} s, a window waiting while "
+             f"others held it shared {run['drain']:.1f} s.", "",
+             "| job kind | " + " | ".join(table.columns) + " |", "|" + "---|" * (len(table.columns) + 1)]
+    for name, row in table.iterrows():
+        lines.append(f"| {name} | {int(row['holds'])} | " + " | ".join(f"{v:.1f}" for v in row.drop("holds")) + " |")
+    return "\n".join(lines)
+
+
 def markdown(t: pd.DataFrame) -> str:
     header = "| job kind | " + " | ".join(t.columns) + " |"
     lines = [header, "|" + "---|" * (len(t.columns) + 1)]
@@ -63,7 +118,11 @@ def main() -> None:
         parser.error(f"{len(args.title)} titles for {len(args.logs)} runs")
     titles = args.title + [""] * (len(args.logs) - len(args.title))
     runs = zip(args.logs, titles, strict=True)
-    sections = [f"{title}\n\n{markdown(table(jobs(logs)))}".strip() for logs, title in runs]
+    sections = []
+    for logs, title in runs:
+        lock = holds(logs)
+        sections.append("\n\n".join(filter(None, [title, markdown(table(jobs(logs))),
+                                                    lock_markdown(lock) if len(lock) else ""])))
     text = "\n\n".join(sections)
     print(text)
     if args.write:

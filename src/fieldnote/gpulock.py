@@ -11,9 +11,11 @@ different GPUs of a host (CUDA_VISIBLE_DEVICES, as Slurm sets it) do not wait fo
 from __future__ import annotations
 
 import fcntl
+import json
 import os
 import tempfile
 import threading
+import time
 from contextlib import contextmanager
 from pathlib import Path
 
@@ -36,16 +38,43 @@ def _device() -> str:
     return (uuid() if torch.cuda.is_available() else None) or "none"
 
 
+# Each hold as it ends, a JSON line appended to FIELDNOTE_GPU_TRACE where that is set (tools/device_pipeline.sh
+# sets it): the job, shared or alone, and when it was asked for, taken and let go (time.time()), so that
+# tools/job_times.py --lock can say how long the GPU was held alone, and who held it while a window waited.
+_holds: dict[int, tuple[int, float, float]] = {}  # fd: (mode, asked, taken)
+
+
+def release(fd: int) -> None:
+    """Let the hold on `fd` go, and trace it (the time read before it goes, the taking time after the lock came:
+    two traced holds that the lock kept apart never overlap in the trace)."""
+    released = time.time()
+    fcntl.flock(fd, fcntl.LOCK_UN)
+    held = _holds.pop(fd, None)
+    trace = os.environ.get("FIELDNOTE_GPU_TRACE")
+    if held and trace:
+        mode, asked, taken = held
+        line = json.dumps({"job": os.environ.get("FIELDNOTE_JOB", f"pid {os.getpid()}"),
+                           "mode": "alone" if mode == fcntl.LOCK_EX else "shared",
+                           "asked": asked, "taken": taken, "released": released})
+        out = os.open(trace, os.O_WRONLY | os.O_APPEND | os.O_CREAT, 0o666)
+        try:
+            os.write(out, (line + "\n").encode())  # one write of a short line: whole, among other processes'
+        finally:
+            os.close(out)
+
+
 def take(fd: int, mode: int) -> None:
     """Take the lock on `fd` (not held by it), a window before any shared hold asked for after it. flock alone
     prefers no one: a window waiting for the holders of the moment would also wait for every check that starts
     meanwhile. So a request passes a turnstile first (the lock file's `.turn`), which a window holds, closed to
     new shared requests, until it has the lock; a shared request only passes through it."""
+    asked = time.time()
     turnstile = os.open(f"{path()}.turn", os.O_RDWR | os.O_CREAT, 0o666)
     try:
         with phase(WAIT):
             fcntl.flock(turnstile, fcntl.LOCK_EX if mode == fcntl.LOCK_EX else fcntl.LOCK_SH)
             fcntl.flock(fd, mode)
+            _holds[fd] = (mode, asked, time.time())
     finally:
         fcntl.flock(turnstile, fcntl.LOCK_UN)
         os.close(turnstile)
@@ -58,7 +87,7 @@ def _held(mode: int):
         take(fd, mode)
         yield
     finally:
-        fcntl.flock(fd, fcntl.LOCK_UN)
+        release(fd)
         os.close(fd)
 
 
@@ -159,7 +188,7 @@ def autotuning_alone():
     depth = 0
 
     def convert(mode: int) -> None:
-        fcntl.flock(fd, fcntl.LOCK_UN)  # the old hold first: held while waiting at the turnstile, it would block
+        release(fd)  # the old hold first: held while waiting at the turnstile, it would block
         take(fd, mode)  # the window that holds the turnstile, and wait for it
 
     def alone_while(method):
@@ -192,5 +221,5 @@ def autotuning_alone():
             benchmarker.__dict__.pop(name, None)
         for (owner, name), raw in batches.items():
             setattr(owner, name, raw)
-        fcntl.flock(fd, fcntl.LOCK_UN)
+        release(fd)
         os.close(fd)

@@ -3,8 +3,10 @@ traceback, and the refusal to measure an archived namespace, held in the job its
 from __future__ import annotations
 
 import logging
+import os
 import sys
 from functools import wraps
+from pathlib import Path
 
 from .devices import pin
 from .progress import START, add, report_phases, since_process_start
@@ -33,6 +35,7 @@ def _log_to(snakemake) -> None:
     """The job's `log:` file receives what it prints on stderr and its progress lines (tail -f to follow it)."""
     if not getattr(snakemake, "log", None):
         return
+    os.environ["FIELDNOTE_JOB"] = str(Path(snakemake.log[0]).with_suffix(""))  # names it in the GPU lock's trace
     log = open(snakemake.log[0], "a", buffering=1)  # noqa: SIM115 (held for the job's life)
     sys.stderr = _Tee(sys.stderr, log)
     handler = logging.StreamHandler(log)
