@@ -85,12 +85,12 @@ def run_checks(run, op: str, subject: str, device: str, cases: list[Case], toler
         full_fp32()
     rows = []
     for case in cases:
-        with step(f"check {op} {subject} on {device}: case {case.name} at {OPS[op].label(case.shape)}"), \
-                phase(CHECK):
-            with hold():
+        with step(f"check {op} {subject} on {device}: case {case.name} at {OPS[op].label(case.shape)}"):
+            with hold(), phase(CHECK):  # the wait for the lock is its own phase (gpulock.take)
                 out = _run_case(run, op, case, device)
-            expected = reference(op, case.inputs) if case.expected is None else case.expected
-            result = compare(out, expected, tolerance["rtol"], tolerance["atol"])
+            with phase(CHECK):
+                expected = reference(op, case.inputs) if case.expected is None else case.expected
+                result = compare(out, expected, tolerance["rtol"], tolerance["atol"])
         rows.append({"op": op, "subject": subject, "shape": OPS[op].label(case.shape),
                      "case": case.name, "device": device, "seed": case.seed, **result,
                      "rtol": tolerance["rtol"], "atol": tolerance["atol"]})
