@@ -29,7 +29,7 @@ def test_every_job_logs_its_phases_and_the_tool_tables_them(tmp_path):
     assert {"check_cpu", "build_cuda", "inputs", "all jobs"} <= set(rows)
 
 
-def test_the_lock_table_finds_the_drains_and_who_held_the_gpu_during_them():
+def test_the_lock_table_finds_the_drains_and_who_held_the_gpu_during_them(tmp_path):
     """A window held alone 1 s; a second asked at 3 and waited to 5 for a sweep check's shared hold (2.5 to 5): 2 s
     of drain, all of it the sweep check's; a check held shared beside nothing waiting."""
     import importlib.util
@@ -45,6 +45,10 @@ def test_the_lock_table_finds_the_drains_and_who_held_the_gpu_during_them():
         {"rule": "sweep_check", "mode": "shared", "asked": 2.5, "taken": 2.5, "released": 5.0},
         {"rule": "capture", "mode": "alone", "asked": 3.0, "taken": 5.0, "released": 6.0},
     ])
+    (tmp_path / "gpulock.jsonl").write_text("".join(
+        json.dumps({"job": job, "mode": "shared", "asked": 0, "taken": 0, "released": 1}) + "\n"
+        for job in ("work/logs/time/ns/gelu", "pid 7")))
+    assert list(tool.holds(tmp_path)["rule"]) == ["time", "other"]
     table, run = tool.lock_table(frame)
     assert run == {"span": 6.0, "alone": 2.0, "drain": 2.0}
     assert table.loc["sweep_check", "held shared during drains (s)"] == 2.0

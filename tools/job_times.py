@@ -55,7 +55,7 @@ def holds(logs: Path) -> pd.DataFrame:
     if not trace.exists():
         return pd.DataFrame()
     frame = pd.read_json(trace, lines=True)
-    frame["rule"] = frame["job"].str.split("/").str[2].fillna("other")  # work/logs/<rule>/...
+    frame["rule"] = frame["job"].str.extract(r"logs/([^/]+)/")[0].fillna("other")  # work/logs/<rule>/...
     return frame
 
 

@@ -40,7 +40,7 @@ def _device() -> str:
 
 # Each hold as it ends, a JSON line appended to FIELDNOTE_GPU_TRACE where that is set (tools/device_pipeline.sh
 # sets it): the job, shared or alone, and when it was asked for, taken and let go (time.time()), so that
-# tools/job_times.py --lock can say how long the GPU was held alone, and who held it while a window waited.
+# tools/job_times.py can say how long the GPU was held alone, and who held it while a window waited.
 _holds: dict[int, tuple[int, float, float]] = {}  # fd: (mode, asked, taken)
 
 
