@@ -255,3 +255,28 @@ def test_the_seed_targets_read_cold_l2_and_the_copy_of_the_bytes():
     ratio = times[("gelu", "cuda")] / times["gelu"].drop("cuda").min()
     cold_rows = rows[rows["Target"].str.startswith("L2 cold")].set_index("Operation")
     assert cold_rows.loc["Bias + GELU", "Measured"] == f"{round(ratio * 0.6, 2):.2f}"
+
+
+def test_the_generated_note_sets_each_prediction_against_its_outcome():
+    """A namespace without an authored note still shows its predictions (issue 18: method in the open)."""
+    tables = h200_tables()
+    matmul = tables["summary"].set_index(["op", "implementation"]).loc[("matmul", "cuda")]
+    variant = matmul["variant"]
+    around = {"variant": variant, "metric": "kernel", "made": "2026-12-02", "source": "docs/x.md, section 1",
+              "low_us": round(matmul["kernel_us"] - 1, 2), "high_us": round(matmul["kernel_us"] + 1, 2)}
+    above = {**around, "low_us": round(matmul["kernel_us"] + 1, 2), "high_us": round(matmul["kernel_us"] + 2, 2)}
+    text = note.render("mage-006", "", {"gpu": "NVIDIA H200"}, tables, predictions=(around, above))
+    section = text.split("## Each change's prediction against its outcome", 1)[1]
+    assert f"| `{variant}` | GPU kernel time |" in section and "| held |" in section
+    assert "| faster than predicted |" in section
+    assert "prediction against its outcome" not in note.render("mage-006", "", {"gpu": "NVIDIA H200"}, tables)
+
+
+def test_a_kernel_past_the_fp32_roof_is_said_to_run_on_the_tensor_cores():
+    """h200-002's sweep (its fourteenth-session run): the 3xTF32 matmul passes the FP32 roof at its larger sizes."""
+    tables = {**h200_tables(), "sweep": pd.read_parquet(FIXTURES / "h200-002-sweep.parquet")}
+    said = "those kernels run on the tensor cores"
+    assert said in note.render("mage-006", "", {"gpu": "NVIDIA H200"}, tables)
+    sweep = tables["sweep"]
+    under = sweep[~((sweep["op"] == "matmul") & (sweep["implementation"] == "cuda"))]
+    assert said not in note.render("mage-006", "", {"gpu": "NVIDIA H200"}, {**tables, "sweep": under})

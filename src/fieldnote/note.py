@@ -541,18 +541,20 @@ def several_gpus(tables: dict[str, pd.DataFrame]) -> str:
 
 def render(namespace: str, description: str, environment: dict, tables: dict[str, pd.DataFrame],
            history: dict | None = None, roofline: tuple[dict, dict] | None = None,
-           targets: dict | None = None, provenance: dict | None = None, figures: dict | None = None) -> str:
+           targets: dict | None = None, provenance: dict | None = None, figures: dict | None = None,
+           predictions: tuple[dict, ...] = ()) -> str:
     """The default note, for a namespace that names no template: every generated table in a fixed order.
     `history`: optional cross-namespace views, {"progression": (summaries, changes), "drift": (baseline name,
     (summary, kernels) of the baseline)}. `roofline`: (shapes, roofline) for the standing against peers and floor.
-    `targets`: the namespace's targets and what limits each miss. `provenance`: set for an archive nobody pinned."""
+    `targets`: the namespace's targets and what limits each miss. `provenance`: set for an archive nobody pinned.
+    `predictions`: the namespace's, each set against its outcome."""
     summary = tables["summary"]
     spans = tables["spans"]
     eager = spans[spans["mode"] == "eager"]
     samples = eager.groupby(["op", "subject"]).size()
     mine = IMPLEMENTATIONS.get(hand_written(summary), "hand-written")
     hands = [IMPLEMENTATIONS[i] for i in HAND_WRITTEN if i in set(summary["implementation"])]
-    made = generated(namespace, tables, history, roofline, targets)
+    made = generated(namespace, tables, history, roofline, targets, predictions)
     sections = [
         f"# {namespace}", *([unverified(provenance)] if provenance else []), description,
         f"GPU: {environment.get('gpu', 'unknown')}. Kernel time is the sum of "
@@ -602,6 +604,9 @@ def render(namespace: str, description: str, environment: dict, tables: dict[str
                      "Against the fastest peer at every size: where the hand-written kernel stands worst, and at how "
                      "many sizes it is at least as fast as every peer (the ratio as shown, to two places):",
                      made["sweep_worst"]]
+        if ((tables["sweep"]["bound"] == "compute") & (tables["sweep"]["fraction_of_roof"] > 1)).any():
+            sections += ["Past the whole of a compute roof: those kernels run on the tensor cores, which the FP32 "
+                         "roof (the FP32 pipes' peak) does not bound."]
         sections += [f"Left out: {r.implementation} at {r.op} {r.shape} ({r.reason})." for r in skipped.itertuples()]
     if targets:
         sections += targets_section(summary, tables.get("sweep"), targets, tables.get("ceilings"),
@@ -610,6 +615,10 @@ def render(namespace: str, description: str, environment: dict, tables: dict[str
         sections += ["## Attempts that were measured and not adopted",
                      "Each attempt passed the correctness gate and was measured in this run, side by side with what "
                      "it is compared with, in the metric that decided it.", made["attempts"]]
+    if "predictions" in made:
+        sections += ["## Each change's prediction against its outcome",
+                     "Each variant's time was predicted before it was first measured, where its source says; here "
+                     "each prediction is set against this run's kernel time.", made["predictions"]]
     if "ptxas" in made:
         sections += ["## The hand-written kernels as ptxas built them", made["ptxas"]]
     if "inductor" in made:

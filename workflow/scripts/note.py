@@ -30,9 +30,9 @@ def main(snakemake):
     roofline = (p.shapes, p.roofline) if p.roofline else None
     authored.refuse_typed_prose(p.namespace_file, p.description, p.progression, p.targets)
     views = history(snakemake)
+    predictions = tuple((p.config or {}).get("predictions") or ())
     try:
-        made = note.generated(snakemake.wildcards.ns, tables, views, roofline, p.targets,
-                              tuple((p.config or {}).get("predictions") or ()))
+        made = note.generated(snakemake.wildcards.ns, tables, views, roofline, p.targets, predictions)
         if p.template:
             past = {Path(name).name.removesuffix(".parquet"): pd.read_parquet(path)
                     for name, path in zip(p.history, i.history, strict=True)}
@@ -45,7 +45,7 @@ def main(snakemake):
                 text = f"{first}\n\n{note.unverified(p.provenance)}\n\n{rest}"
         else:
             text = note.render(snakemake.wildcards.ns, p.description, environment, tables, views, roofline,
-                               p.targets, p.provenance, p.figures)
+                               p.targets, p.provenance, p.figures, predictions)
             claims = authored.Claims(p.namespace_file).table(snakemake.wildcards.ns)
     except PipelineError as e:  # a target missed and not explained: the namespace file is where to say why
         raise PipelineError(e.args[0] if p.template else f"{p.namespace_file}: {e}") from None
