@@ -81,3 +81,18 @@ def test_a_typed_number_in_the_template_is_refused(tmp_path):
 def test_a_value_the_evidence_lacks_names_the_line(tmp_path):
     with pytest.raises(PipelineError, match=r"note.md: line 2: summary of demo: no row for gelu / cuda"):
         render_text(tmp_path, 'fine\n{{ kernel("gelu") }}\n')
+
+
+def test_the_helpers_the_guide_lists_are_the_templates_and_captures_count_per_cache_state(tmp_path):
+    """docs/notes.md lists cold() and ceiling(): a template can call them. count("captures") is per implementation
+    in one cache state: a namespace captured warm and cold three times each took three captures, not six."""
+    import re
+
+    listed = set(re.findall(r"^\| `(\w+)\(", (Path(__file__).parents[1] / "docs" / "notes.md").read_text(), re.M))
+    template = tmp_path / "note.md"
+    template.write_text("".join(f"{{{{ {name} is defined }}}} " for name in sorted(listed)))
+    cs = pd.DataFrame({"op": "layernorm", "subject": "cuda", "cache": ["warm"] * 3 + ["cold"] * 3})
+    spans = pd.DataFrame({"mode": ["eager"], "op": ["layernorm"], "subject": ["cuda"], "round": [0]})
+    evidence = Evidence("demo", {"summary": summary(), "capture_summary": cs, "spans": spans}, {}, {}, {})
+    assert set(render(template, evidence, {}, {}).text.split()) == {"True"}
+    assert str(evidence.count("captures")) == "3"

@@ -273,11 +273,12 @@ class Evidence:
         return spread([number(v, us(v), what) for v in values])
 
     def count(self, what: str) -> Number:
-        """captures (of one implementation), samples, rounds or iterations (per round) of the span timing,
-        captured iterations, or the checks that passed."""
+        """captures (of one implementation in one cache state), samples, rounds or iterations (per round) of the
+        span timing, captured iterations, or the checks that passed."""
         spans, cs = self._table("spans", None), self._table("capture_summary", None)
         eager = spans[spans["mode"] == "eager"]
-        values = {"captures": lambda: cs.groupby(["op", "subject"]).size().max(),
+        one = ["op", "subject", *(["cache"] if "cache" in cs else [])]
+        values = {"captures": lambda: cs.groupby(one).size().max(),
                   "all_captures": lambda: len(cs[cs["backend"] == cs["backend"].iloc[0]]),
                   "samples": lambda: eager.groupby(["op", "subject"]).size().min(),
                   "rounds": lambda: eager["round"].nunique(),
@@ -442,8 +443,8 @@ def render(template: Path, evidence: Evidence, generated: dict, figures: dict[st
 
     imported = not set(evidence.tables["summary"]["implementation"]) <= set(MEASURED)
     helpers = {name: getattr(evidence, name) for name in (
-        "kernel", "span", "launches", "band", "count", "resource", "error", "tolerance", "counter", "quoted", "largest",
-        "census_value", "clock", "has_environment", "ratio", "movement", "gap", "mine")}
+        "kernel", "cold", "ceiling", "span", "launches", "band", "count", "resource", "error", "tolerance", "counter",
+        "quoted", "largest", "census_value", "clock", "has_environment", "ratio", "movement", "gap", "mine")}
     helpers.update(
         env_value=evidence.environment_value, spread=spread, listed=listed, table=table, figure=figure,
         claim=claims.claim, verdict=claims.verdict, has=lambda name: name in evidence.tables,
