@@ -151,3 +151,24 @@ def test_repacking_a_replayed_archive_keeps_its_own_sources(project: Path):
     sources = {n: d for n, d in shipped.items() if n.startswith("source/")}
     assert sources and {n: d for n, d in repacked.items() if n.startswith("source/")} == sources
     assert b"edited after the measurement" not in repacked["source/src/fieldnote/figures.py"]
+
+
+@pytest.mark.parametrize("ops, refused", [("[matmul, gelu, layernorm, triangle, neighbor]", False),
+                                          ("[matmul, gelu]", True)])
+def test_a_pinned_namespace_may_list_the_ops_its_archive_measured(tmp_path, monkeypatch, ops, refused):
+    """h200-002's file lists its ops; an archive records them as its shapes, not as a key `ops`: listing what was
+    measured replays, listing otherwise is refused by name."""
+    from fieldnote.archive import _pinned
+    from fieldnote.config import load_defaults, resolve
+    from fieldnote.errors import PipelineError
+
+    root = Path(__file__).resolve().parents[1]
+    monkeypatch.chdir(root)
+    path = tmp_path / "h200-001.yaml"
+    path.write_text((root / "config" / "namespaces" / "h200-001.yaml").read_text() + f"ops: {ops}\n")
+    ns = resolve("h200-001", path, load_defaults(root / "config" / "config.yaml"))
+    if refused:
+        with pytest.raises(PipelineError, match="key 'ops'"):
+            _pinned(ns)
+    else:
+        assert _pinned(ns).namespace == "h200-001"

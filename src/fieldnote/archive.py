@@ -27,6 +27,7 @@ from .config import Namespace, differs, read_when_archived, reading, validate_re
 from .errors import PipelineError
 from .evidence import parse_manifest
 from .io import write_bytes, write_json
+from .ops import OPS
 
 SOURCES = ("Snakefile", "pyproject.toml", "config", "workflow", "kernels", "src/fieldnote", "envs", "profiles", "notes")
 FORMAT = 1  # INDEX.json's layout; a cached verification is valid for one format only
@@ -257,7 +258,10 @@ def _pinned(ns) -> Archive:
         raise PipelineError(f"{ns.file}: key 'archived': {ns.archived} records namespace {archive.namespace!r}, "
                             f"not {ns.name!r}")
     stated = reading(ns.stated or {})
-    found = differs(stated, {k: v for k, v in archive.resolved().items() if k in stated})
+    recorded = archive.resolved()
+    shapes = recorded.get("shapes", {})
+    recorded.setdefault("ops", [op for op in OPS if op in shapes])  # what it measured, in the registry's order
+    found = differs(stated, {k: v for k, v in recorded.items() if k in stated})
     if found:
         key, value, recorded = found
         raise PipelineError(f"{ns.file}: key '{key}' is {value!r}, but {ns.archived} measured {recorded!r}: an "
