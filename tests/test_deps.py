@@ -2,8 +2,10 @@
 job runs reruns that job (the dry runs of the three holes that had stayed open are in test_staleness.py)."""
 import re
 
+import pytest
 from conftest import ROOT
 
+from fieldnote import deps
 from fieldnote.deps import closure, for_op
 
 RULES = sorted((ROOT / "workflow" / "rules").glob("*.smk"))
@@ -37,3 +39,30 @@ def test_every_rule_that_runs_a_script_declares_its_code():
             if named is None and re.search(r"unpack\((check_inputs)\)", block):
                 continue  # check_inputs adds code_of("check", op)
             assert named and named[1] == script[1], f"{path.name}: {block.splitlines()[0]}"
+
+
+def fresh_process(monkeypatch, known):
+    """deps as a new Snakemake process finds it: nothing cached in memory, `known` the file kept between runs."""
+    monkeypatch.setattr(deps, "KNOWN", known)
+    monkeypatch.setitem(deps._stored, "text", None)
+    for cached in (deps._known, deps._imports, deps.closure):
+        cached.cache_clear()
+
+
+def test_imports_found_once_are_kept_between_runs_and_a_changed_source_is_read_anew(tmp_path, monkeypatch):
+    script, known = tmp_path / "job.py", tmp_path / "known.json"
+    script.write_text("from fieldnote import errors\n")
+    fresh_process(monkeypatch, known)
+    assert deps.closure(str(script)) == ("src/fieldnote/__init__.py", "src/fieldnote/errors.py") and known.exists()
+    fresh_process(monkeypatch, known)
+    monkeypatch.setattr(deps, "_parsed", lambda *a: pytest.fail("parsed again, unchanged"))
+    assert deps.closure(str(script)) == ("src/fieldnote/__init__.py", "src/fieldnote/errors.py")
+    monkeypatch.undo()
+    script.write_text("from fieldnote import paths\n")
+    fresh_process(monkeypatch, known)
+    assert deps.closure(str(script)) == ("src/fieldnote/__init__.py", "src/fieldnote/paths.py")
+    known.write_text("not json")
+    fresh_process(monkeypatch, known)
+    assert deps.closure(str(script)) == ("src/fieldnote/__init__.py", "src/fieldnote/paths.py")
+    for cached in (deps._known, deps._imports, deps.closure):
+        cached.cache_clear()

@@ -9,12 +9,19 @@ a job reads only its own (`for_op`).
 from __future__ import annotations
 
 import ast
+import hashlib
+import json
 from functools import cache
 from pathlib import Path
 
+from .io import write_bytes
 from .paths import ROOT
 
 PACKAGE = ROOT / "src" / "fieldnote"
+# The imports found in each source, by the hash of its path and text, kept between runs: parsing the package's
+# modules was a fifth of a no-op run's two seconds. Beside Snakemake's own records; a lost or unreadable file is
+# only parsed again.
+KNOWN = ROOT / ".snakemake" / "fieldnote-imports.json"
 
 
 def _module_file(name: str) -> Path | None:
@@ -29,16 +36,47 @@ def _module_file(name: str) -> Path | None:
     return None
 
 
+_stored = {"text": None}  # KNOWN's text as read or last written
+
+
+@cache
+def _known() -> dict[str, list[str]]:
+    try:
+        _stored["text"] = KNOWN.read_text()
+        found = json.loads(_stored["text"])
+    except (OSError, ValueError):
+        return {}
+    return found if isinstance(found, dict) else {}
+
+
+def _key(path: Path, text: str) -> str:
+    return hashlib.sha256(f"{path}\0{text}".encode()).hexdigest()
+
+
 @cache  # every rule's closure walks the same modules
 def _imports(path: Path) -> frozenset[str]:
-    """Every fieldnote module `path` names in an import statement, absolute or relative, with its parents."""
+    """Every fieldnote module `path` names in an import statement, absolute or relative, with its parents (as
+    found before where its path and text are unchanged; a registry of its directory's modules is read anew)."""
+    text = path.read_text()
+    registry = path.name == "__init__.py" and "pkgutil.iter_modules" in text
+    known = _known()
+    key = _key(path, text)
+    if not registry and isinstance(known.get(key), list):
+        return frozenset(known[key])
+    found = _parsed(path, text, registry)
+    if not registry:
+        known[key] = sorted(found)
+    return found
+
+
+def _parsed(path: Path, text: str, registry: bool) -> frozenset[str]:
     package = None
     if path.is_relative_to(PACKAGE):
         package = ".".join(("fieldnote", *path.relative_to(PACKAGE).with_suffix("").parts))
         if path.name == "__init__.py":
             package = package.removesuffix(".__init__") + ".__init__"
     found = set()
-    for node in ast.walk(ast.parse(path.read_text())):
+    for node in ast.walk(ast.parse(text)):
         if isinstance(node, ast.Import):
             found |= {alias.name for alias in node.names}
         elif isinstance(node, ast.ImportFrom):
@@ -48,7 +86,7 @@ def _imports(path: Path) -> frozenset[str]:
                 base = ".".join([*anchor, base] if base else anchor)
             found.add(base)
             found |= {f"{base}.{alias.name}" for alias in node.names}  # `from . import gpu` names a module
-    if path.name == "__init__.py" and "pkgutil.iter_modules" in path.read_text():  # a registry of its modules
+    if registry:  # a registry of its modules
         found |= {f"{package.removesuffix('.__init__')}.{p.stem}" for p in path.parent.glob("*.py")}
     named = {n for n in found if n.startswith("fieldnote")}
     return frozenset(".".join(n.split(".")[:i]) for n in named for i in range(1, len(n.split(".")) + 1))
@@ -65,7 +103,21 @@ def closure(script: str) -> tuple[str, ...]:
             if target and target not in seen:
                 seen.add(target)
                 todo.append(target)
+    _remember()
     return tuple(sorted(str(p.relative_to(ROOT)) for p in seen))
+
+
+def _remember() -> None:
+    """KNOWN written again where it grew (after a source changed)."""
+    text = json.dumps(_known(), sort_keys=True)
+    if text == _stored["text"]:
+        return
+    try:
+        KNOWN.parent.mkdir(exist_ok=True)
+        write_bytes(KNOWN, text.encode())
+    except OSError:  # a checkout one cannot write to: parsed again next time
+        return
+    _stored["text"] = text
 
 
 def for_op(files: tuple[str, ...], op: str) -> list[str]:
