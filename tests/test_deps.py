@@ -44,7 +44,7 @@ def test_every_rule_that_runs_a_script_declares_its_code():
 def fresh_process(monkeypatch, known):
     """deps as a new Snakemake process finds it: nothing cached in memory, `known` the file kept between runs."""
     monkeypatch.setattr(deps, "KNOWN", known)
-    monkeypatch.setitem(deps._stored, "text", None)
+    deps._found_now.clear()
     for cached in (deps._known, deps._imports, deps.closure):
         cached.cache_clear()
 

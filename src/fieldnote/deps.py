@@ -36,14 +36,13 @@ def _module_file(name: str) -> Path | None:
     return None
 
 
-_stored = {"text": None}  # KNOWN's text as read or last written
+_found_now: set[str] = set()  # the keys this process added to KNOWN, not yet written
 
 
 @cache
 def _known() -> dict[str, list[str]]:
     try:
-        _stored["text"] = KNOWN.read_text()
-        found = json.loads(_stored["text"])
+        found = json.loads(KNOWN.read_text())
     except (OSError, ValueError):
         return {}
     return found if isinstance(found, dict) else {}
@@ -66,6 +65,7 @@ def _imports(path: Path) -> frozenset[str]:
     found = _parsed(path, text, registry)
     if not registry:
         known[key] = sorted(found)
+        _found_now.add(key)
     return found
 
 
@@ -109,15 +109,14 @@ def closure(script: str) -> tuple[str, ...]:
 
 def _remember() -> None:
     """KNOWN written again where it grew (after a source changed)."""
-    text = json.dumps(_known(), sort_keys=True)
-    if text == _stored["text"]:
+    if not _found_now:
         return
     try:
         KNOWN.parent.mkdir(exist_ok=True)
-        write_bytes(KNOWN, text.encode())
+        write_bytes(KNOWN, json.dumps(_known(), sort_keys=True).encode())
     except OSError:  # a checkout one cannot write to: parsed again next time
         return
-    _stored["text"] = text
+    _found_now.clear()
 
 
 def for_op(files: tuple[str, ...], op: str) -> list[str]:
