@@ -4,7 +4,7 @@ import shutil
 from pathlib import Path
 
 import pytest
-from conftest import SEED_EVIDENCE, SMALL, copy_project, measured_mage_006, snakemake
+from conftest import ROOT, SEED_EVIDENCE, SMALL, copy_project, measured_mage_006, snakemake
 from test_workflow import job_counts
 
 from fieldnote.bundle import manifest
@@ -168,6 +168,47 @@ def test_changing_one_ops_shape_reruns_that_op_only(measured):
     per_op = [w for ws in jobs.values() for w in ws if "op=" in w]
     assert per_op and all("op=gelu" in w for w in per_op)
     assert len(jobs["check_gpu"]) == 3 and len(jobs["capture"]) == 2 and jobs["time"] == ["ns=mage-006, op=gelu"]
+
+
+def carried_to_a_fresh_machine(measured: Path, tmp_path: Path, edit_there=None) -> Path:
+    """The state of `measured` saved as tools/device_pipeline.sh saves it, and restored into a fresh copy of the
+    project's sources whose every file is newer than the state (as a device machine receives it), `edit_there` applied to
+    that copy first (an edit made between two calls)."""
+    import os
+    import subprocess
+    import sys
+    import time
+
+    parts, fresh = tmp_path / "parts", tmp_path / "fresh"
+    parts.mkdir()
+    shutil.copytree(measured, fresh, ignore=shutil.ignore_patterns("work", "results", ".snakemake"))
+    tool = [sys.executable, str(ROOT / "tools" / "device_state.py")]
+    saved = subprocess.run([*tool, "save", str(parts)], cwd=measured, capture_output=True, text=True)
+    assert saved.returncode == 0, saved.stderr
+    now = time.time() + 60
+    for path in fresh.rglob("*"):
+        os.utime(path, (now, now))
+    if edit_there:
+        edit_there(fresh)
+    restored = subprocess.run([*tool, "restore", str(parts)], cwd=fresh, capture_output=True, text=True)
+    assert restored.returncode == 0, restored.stderr
+    assert "inputs drawn again and matched" in restored.stdout and not list(parts.glob("*.npz"))
+    return fresh
+
+
+def test_a_run_carried_to_a_fresh_machine_goes_on_where_it_stopped(measured, tmp_path):
+    fresh = carried_to_a_fresh_machine(measured, tmp_path)
+    assert list((fresh / "work" / "inputs").rglob("*.npz"))  # drawn again, their hashes matched
+    assert planned(fresh, "results/mage-006") == {}
+
+
+def test_a_source_edited_between_two_calls_reruns_what_it_feeds_after_the_carry(measured, tmp_path):
+    variant = "layernorm_block192_one_quad"
+    fresh = carried_to_a_fresh_machine(
+        measured, tmp_path, lambda p: edit(p / "kernels" / "cuda" / "layernorm" / f"{variant}.cu", "// edited\n"))
+    jobs = planned(fresh, "results/mage-006")
+    assert jobs["build_cuda"] == [f"arch=sm_90, op=layernorm, variant={variant}"]
+    assert not [w for ws in jobs.values() for w in ws if "matmul" in w]
 
 
 def test_a_run_killed_mid_job_leaves_no_partial_table_and_the_rerun_completes(tmp_path):

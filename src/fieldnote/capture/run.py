@@ -11,7 +11,8 @@ import json
 import sys
 from contextlib import nullcontext
 
-from ..progress import FLUSH, MEASURE, PREPARE, START, VERIFY, WARMUP, add, phase, since_process_start, spent
+from ..progress import (FLUSH, MEASURE, PREPARE, PROFILER, START, VERIFY, WARMUP, add, phase, since_process_start,
+                        spent)
 from . import Job
 
 
@@ -99,16 +100,20 @@ def warm(calls: dict, copies: dict, job: Job) -> None:
 
 def profile_range(job: Job) -> None:
     """The iterations between cudaProfilerStart and cudaProfilerStop, for nsys and ncu; warm-up and range with
-    the GPU to itself (gpulock.exclusive)."""
+    the GPU to itself (gpulock.exclusive). The profiler starts before the window and stops after it: under nsys
+    each takes seconds and runs nothing on the GPU, and the warm-up's kernels it then sees fall outside every NVTX
+    range (the summaries read only the kernels inside their own; ncu profiles only those)."""
     import torch
 
     from ..gpulock import exclusive
 
     calls, copies = prepared(job)
+    with phase(PROFILER):
+        torch.cuda.profiler.start()
     with exclusive():
         warm(calls, copies, job)
-        torch.cuda.profiler.start()
         iterate(calls, job, lambda name: nullcontext(), copies)
+    with phase(PROFILER):
         torch.cuda.profiler.stop()
 
 
@@ -119,11 +124,15 @@ def profile_torch(job: Job, trace: str) -> None:
     from ..gpulock import exclusive
 
     calls, copies = prepared(job)
+    prof = profile(activities=[ProfilerActivity.CPU, ProfilerActivity.CUDA])
+    with phase(PROFILER):
+        prof.start()  # CUPTI's start, as nsys's, outside the window (profile_range)
     with exclusive():
         warm(calls, copies, job)
-        with profile(activities=[ProfilerActivity.CPU, ProfilerActivity.CUDA]) as prof:
-            iterate(calls, job, record_function, copies)
-    prof.export_chrome_trace(trace)
+        iterate(calls, job, record_function, copies)
+    with phase(PROFILER):
+        prof.stop()
+        prof.export_chrome_trace(trace)
 
 
 def record_gpu(job_path) -> None:
