@@ -171,8 +171,8 @@ def test_changing_one_ops_shape_reruns_that_op_only(measured):
 
 
 def carried_to_a_fresh_machine(measured: Path, tmp_path: Path, edit_there=None) -> Path:
-    """The state of `measured` saved as tools/device_pipeline.sh saves it, and restored into a fresh copy of the
-    project's sources whose every file is newer than the state (as a device machine receives it), `edit_there` applied to
+    """The state of `measured` saved as tools/device_pipeline.sh saves it, and restored into a fresh copy of its
+    sources whose every file is newer than the state (as a device machine receives them), `edit_there` applied to
     that copy first (an edit made between two calls)."""
     import os
     import subprocess

@@ -11,8 +11,8 @@ import json
 import sys
 from contextlib import nullcontext
 
-from ..progress import (FLUSH, MEASURE, PREPARE, PROFILER, START, VERIFY, WARMUP, add, phase, since_process_start,
-                        spent)
+from .. import progress
+from ..progress import FLUSH, MEASURE, PREPARE, PROFILER, START, VERIFY, WARMUP, phase, spent
 from . import Job
 
 
@@ -149,7 +149,7 @@ def record_gpu(job_path) -> None:
 def main(job_path: str, mode: str, trace: str | None = None) -> None:
     from ..errors import PipelineError
 
-    add(START, since_process_start())
+    progress.add(START, progress.since_process_start())
     job = Job.from_dict(json.loads(open(job_path).read()))
     try:
         if mode == "range":
@@ -160,7 +160,7 @@ def main(job_path: str, mode: str, trace: str | None = None) -> None:
             raise SystemExit(f"unknown mode {mode}")
         record_gpu(job_path)
         # the profiled process's own phases, for the capture job's account (capture.account)
-        phases = {"wall": since_process_start(), **spent()}
+        phases = {"wall": progress.since_process_start(), **spent()}
         open(f"{job_path}.phases.json", "w").write(json.dumps(phases))
     except PipelineError as e:  # a timed call that computed a wrong result: the profiler's job reports this line
         print(f"fieldnote: {e}", file=sys.stderr)
