@@ -20,6 +20,7 @@ import tarfile
 from pathlib import Path
 
 PACKED = ["work", "results", ".snakemake/metadata", ".snakemake/incomplete"]
+CACHES = {"work/inductor-cache"}  # torch's compile cache: hundreds of MiB, no output of a rule
 SKIPPED_DIRS = {".git", ".gpu", ".resume", ".venv", ".snakemake", "work", "results", "__pycache__", ".pytest_cache",
                 ".ruff_cache"}
 PART = 15 * 2**20  # under the 16 MiB a file from $OUT may have
@@ -46,11 +47,15 @@ def save(root: Path, out: Path) -> None:
         tar.addfile(info, io.BytesIO(manifest))
         for top in PACKED:
             if (root / top).exists():
-                tar.add(root / top, arcname=top, filter=lambda m: None if m.name.endswith(".npz") else m)
+                tar.add(root / top, arcname=top, filter=packed)
     data = buffer.getvalue()
     for k in range(0, len(data), PART):
         (out / f"state.tar.gz.part-{k // PART:02d}").write_bytes(data[k:k + PART])
     print(f"device_state: saved {len(data) / 2**20:.1f} MiB in {-(-len(data) // PART)} part(s)")
+
+
+def packed(member: tarfile.TarInfo) -> tarfile.TarInfo | None:
+    return None if member.name.endswith(".npz") or member.name in CACHES else member
 
 
 def restore(root: Path, parts_dir: Path) -> None:
