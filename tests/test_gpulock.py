@@ -270,3 +270,32 @@ def test_every_hold_is_traced_with_its_job_and_times(tmp_path, monkeypatch):
     window = next(line for line in lines if line["mode"] == "alone")
     assert all(line["released"] <= window["taken"] or line["taken"] >= window["released"]
                for line in lines if line is not window)
+
+
+def test_a_measurement_prepares_each_subject_in_a_hold_of_its_own(tmp_path, monkeypatch):
+    """A window waiting for the GPU waits for one subject's preparation and first call, not for a whole sweep's:
+    each subject (and the ceiling's copies) prepared and called once inside its own shared hold, traced."""
+    import json
+
+    from fieldnote import ceiling, workload
+    from fieldnote.capture import Job
+    from fieldnote.capture.run import prepared
+
+    trace = tmp_path / "gpulock.jsonl"
+    monkeypatch.setenv("FIELDNOTE_GPU_LOCK", str(tmp_path / "gpu.lock"))
+    monkeypatch.setenv("FIELDNOTE_GPU_TRACE", str(trace))
+    seen = []  # (what, when)
+    monkeypatch.setattr(workload, "prepare_drawn", lambda op, impl, *a: lambda: seen.append((impl, time.time())))
+    monkeypatch.setattr(workload, "first_calls", lambda calls: [call() for call in calls])
+    monkeypatch.setattr(ceiling, "streams", lambda op, shape: {"copy": lambda: seen.append(("copy", time.time()))})
+    shape = {"rows": 8, "cols": 8}
+    subjects = {f"{impl}@8x8": {"implementation": impl, "shape": shape, "seed": 0, "variant": None, "cubin": None}
+                for impl in ("torch", "triton", "cuda")}
+    job = Job("gelu", subjects, "", {}, iterations=1, warmup=1, ceiling=True)
+    calls, copies = prepared(job)
+    assert list(calls) == list(subjects) and list(copies) == ["copy"]
+    holds = [json.loads(line) for line in trace.read_text().splitlines()]
+    assert [h["mode"] for h in holds] == ["shared"] * 4
+    assert [what for what, _ in seen] == ["torch", "triton", "cuda", "copy"]
+    for (_, when), h in zip(seen, holds, strict=True):  # each first call inside a hold of its own
+        assert h["taken"] <= when <= h["released"]

@@ -68,21 +68,28 @@ class L2Flush:
 
 def prepared(job: Job) -> tuple[dict, dict]:
     """(every subject's measured call, the ceiling's copies by configuration), each called once (the first call
-    compiles, autotunes or JITs what does so): beside other jobs' GPU work (gpulock.shared)."""
+    compiles, autotunes or JITs what does so): beside other jobs' GPU work (gpulock.shared), one subject a hold, so
+    that a window waiting for the GPU waits for one subject's preparation, not for all of a sweep's (29 s once)."""
     with phase(PREPARE):
         from ..ceiling import streams
         from ..gpulock import shared
         from ..workload import first_calls, prepare, prepare_drawn
-    with shared():
-        with phase(PREPARE):
-            calls = {name: prepare_drawn(job.op, s["implementation"], s["shape"], s["seed"], s["variant"],
-                                         s["cubin"], job.tolerance, job.what(name, s))
-                     if "shape" in s else prepare(job.op, s["implementation"], job.npz, job.shape, s["variant"],
-                                                  s["cubin"], job.tolerance, job.what(name, s))
-                     for name, s in job.subjects.items()}
-            copies = streams(job.op, job.shape) if job.ceiling else {}
-        if job.warmup:
-            first_calls([*calls.values(), *copies.values()])
+    calls, copies = {}, {}
+    for name, s in job.subjects.items():
+        with shared():
+            with phase(PREPARE):
+                calls[name] = (prepare_drawn(job.op, s["implementation"], s["shape"], s["seed"], s["variant"],
+                                             s["cubin"], job.tolerance, job.what(name, s))
+                               if "shape" in s else prepare(job.op, s["implementation"], job.npz, job.shape,
+                                                            s["variant"], s["cubin"], job.tolerance, job.what(name, s)))
+            if job.warmup:
+                first_calls([calls[name]])
+    if job.ceiling:
+        with shared():
+            with phase(PREPARE):
+                copies = streams(job.op, job.shape)
+            if job.warmup:
+                first_calls(copies.values())
     return calls, copies
 
 
