@@ -136,7 +136,12 @@ def _per_op(node):
 
 def schema(name: str) -> dict:
     """A schema of config/schemas/, its per-op parts filled in from the op registry."""
-    return _per_op(yaml.load((SCHEMAS / name).read_text(), Loader=_FAST))  # noqa: S506 (a SafeLoader)
+    return _per_op(copy.deepcopy(_schema_file(name)))
+
+
+@cache  # a no-op run asked for the two schemas six times
+def _schema_file(name: str) -> dict:
+    return yaml.load((SCHEMAS / name).read_text(), Loader=_FAST)  # noqa: S506 (a SafeLoader)
 
 
 

@@ -24,6 +24,7 @@ PACKAGE = ROOT / "src" / "fieldnote"
 KNOWN = ROOT / ".snakemake" / "fieldnote-imports.json"
 
 
+@cache  # every closure asks for the same few dozen modules (3614 asks in a no-op run)
 def _module_file(name: str) -> Path | None:
     """src/fieldnote/a/b.py or src/fieldnote/a/b/__init__.py for `fieldnote.a.b`."""
     parts = name.split(".")

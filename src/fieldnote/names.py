@@ -7,17 +7,16 @@ import re
 from functools import cache
 from pathlib import Path
 
-import yaml
-
 from .errors import PipelineError
-from .paths import ROOT, SCHEMAS
+from .paths import ROOT
 
 
 @cache
 def pattern() -> str:
     """The name pattern without its anchors, as a Snakemake wildcard constraint takes it."""
-    schema = yaml.safe_load((SCHEMAS / "namespace.schema.yaml").read_text())
-    return schema["$defs"]["name"]["pattern"].removeprefix("^").removesuffix("$")
+    from .config import schema  # config reads names: imported here, once both are loaded
+
+    return schema("namespace.schema.yaml")["$defs"]["name"]["pattern"].removeprefix("^").removesuffix("$")
 
 
 def check(name: str, where: str) -> str:
