@@ -6,7 +6,7 @@ if its SHA-256 matches the hashes file written beside it. The checkout arrives w
 every output older than its sources: `restore` gives each source the time it had when the state was saved if its
 content is unchanged, so that only what an edit between the calls touched runs again.
 
-    python tools/device_state.py save OUTDIR       # OUTDIR/state.tar.gz.part-aa, -ab, ... (15 MiB each)
+    python tools/device_state.py save OUTDIR       # OUTDIR/state.tar.gz.part-00, -01, ... (15 MiB each)
     python tools/device_state.py restore DIR       # DIR holding those parts (carried as .resume)
 """
 from __future__ import annotations
@@ -89,13 +89,13 @@ def redraw_inputs(root: Path) -> int:
 
     drawn = 0
     for hashes_path in sorted((root / "work" / "inputs").glob("*/*.sha256.json")):
-        npz = hashes_path.with_name(hashes_path.name.removesuffix(".sha256.json") + ".npz")
+        expected = json.loads(hashes_path.read_text())
+        shape = OPS[expected["op"]].parse_label(expected["shape"])
+        npz = root / inputs.path_for(expected["op"], shape, expected["seed"])
         if npz.exists():
             continue
-        expected = json.loads(hashes_path.read_text())
         spare = hashes_path.with_suffix(".redrawn")
-        got = inputs.write(expected["op"], OPS[expected["op"]].parse_label(expected["shape"]), expected["seed"],
-                           str(npz), str(spare))
+        got = inputs.write(expected["op"], shape, expected["seed"], str(npz), str(spare))
         spare.unlink()
         if got != expected["sha256"]:  # left to Snakemake, which draws it and runs all it feeds again
             npz.unlink()
