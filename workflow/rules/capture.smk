@@ -55,7 +55,7 @@ rule capture_counters:
 
 rule kernels:
     input:
-        code=code_of("collect_reports"),
+        code=code_of("collect_kernels"),
         reports=lambda w: expand(
             "work/{ns}/capture/{backend}/{op}.parquet", ns=w.ns, backend=ns_of(w).capture_backends(), op=ns_of(w).ops
         ),
@@ -64,7 +64,7 @@ rule kernels:
     log:
         log_of("kernels", "ns"),
     script:
-        "../scripts/collect_reports.py"
+        "../scripts/collect_kernels.py"
 
 
 rule counters:

@@ -458,17 +458,12 @@ def sweep_check_paths(ns_name, op):
     )
 
 
-def sweep_reports(wildcards):
+def sweep_reports(wildcards, table=None):
     """What a collected sweep table gathers: the checks per op and shape, the kernels and counters per op."""
-    ns = ns_of(wildcards)
-    if wildcards.table == "checks":
+    ns, table = ns_of(wildcards), table or wildcards.table
+    if table == "checks":
         return [f for op in ns.sweep for f in sweep_check_paths(wildcards.ns, op)]
-    return expand(
-        "work/{ns}/sweep/{op}/{table}.parquet",
-        ns=wildcards.ns,
-        op=sweep_ops(ns, wildcards.table),
-        table=wildcards.table,
-    )
+    return expand("work/{ns}/sweep/{op}/{table}.parquet", ns=wildcards.ns, op=sweep_ops(ns, table), table=table)
 
 
 def sweep_check_priority(wildcards):

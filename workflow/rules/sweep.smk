@@ -80,9 +80,21 @@ rule sweep_collect:
     log:
         log_of("sweep_collect", "ns", "table"),
     wildcard_constraints:
-        table="checks|kernels|counters",
+        table="checks|counters",
     script:
         "../scripts/collect_reports.py"
+
+
+rule sweep_kernels:
+    input:
+        code=code_of("collect_kernels"),
+        reports=lambda w: sweep_reports(w, "kernels"),
+    output:
+        "work/{ns}/sweep_kernels.parquet",
+    log:
+        log_of("sweep_kernels", "ns"),
+    script:
+        "../scripts/collect_kernels.py"
 
 
 rule sweep:
