@@ -5,6 +5,7 @@ import pandas as pd
 import pytest
 
 from fieldnote.capture import nsys, resolve
+from fieldnote.capture.evidence import measured
 from fieldnote.capture.summary import in_ranges, per_iteration, summarize
 from fieldnote.errors import PipelineError
 
@@ -183,3 +184,14 @@ def test_a_session_s_time_is_counted_once(tmp_path, monkeypatch, inner, here, pr
     capture.account(tmp_path, 10.0, here)
     own = {k: v for k, v in (inner or {}).items() if k != "wall"}
     assert progress.spent() == pytest.approx({**own, progress.PROFILER: profiler})
+
+
+def test_the_evidence_keeps_the_measured_kernels_and_their_summary_is_unchanged():
+    """The first of three captures of the GELU's nsys session in the H200 h200-002 run (2026-12-02): 18 ranges of
+    100 calls, warm and cold, the ceiling's copies among them; the profiler also recorded the warm-up and the
+    verification between the calls, outside every range."""
+    captured = pd.read_parquet(FIXTURES / "h200-002-gelu-capture0.parquet")
+    kept = measured(captured)
+    assert (len(captured), len(kept)) == (24096, 2000)
+    assert set(kept["range"]) == set(captured["range"].dropna()) and len(set(kept["range"])) == 18
+    pd.testing.assert_frame_equal(summarize(kept), summarize(captured))
