@@ -299,3 +299,38 @@ def test_a_measurement_prepares_each_subject_in_a_hold_of_its_own(tmp_path, monk
     assert [what for what, _ in seen] == ["torch", "triton", "cuda", "copy"]
     for (_, when), h in zip(seen, holds, strict=True):  # each first call inside a hold of its own
         assert h["taken"] <= when <= h["released"]
+
+
+def test_the_inputs_are_checksummed_after_the_window_in_a_shared_hold(tmp_path, monkeypatch):
+    """A measurement's window holds the GPU alone for the warm-up and the verified timed calls only: the inputs'
+    SHA-256 after them (host copies, a gigabyte a set at a sweep's largest shapes) waits until it is released. On
+    the CPU with a real verified call; the CUDA profiler's start and stop, NVTX and the synchronize are no-ops."""
+    import contextlib
+    import json
+
+    import torch
+    from test_verified import honest, measured
+
+    from fieldnote import workload
+    from fieldnote.capture import Job
+    from fieldnote.capture.run import profile_range
+    from fieldnote.verified import Measured
+
+    trace = tmp_path / "gpulock.jsonl"
+    monkeypatch.setenv("FIELDNOTE_GPU_LOCK", str(tmp_path / "gpu.lock"))
+    monkeypatch.setenv("FIELDNOTE_GPU_TRACE", str(trace))
+    for name in ("start", "stop"):
+        monkeypatch.setattr(torch.cuda.profiler, name, lambda: None)
+    monkeypatch.setattr(torch.cuda, "synchronize", lambda: None)
+    monkeypatch.setattr(torch.cuda.nvtx, "range", lambda name: contextlib.nullcontext())
+    call = measured(honest)
+    monkeypatch.setattr(workload, "prepare_drawn", lambda *a: call)
+    summed = []
+    monkeypatch.setattr(Measured, "checksum", lambda self: summed.append(time.time()))
+    subjects = {"cuda@8x16": {"implementation": "cuda", "shape": {"rows": 8, "cols": 16}, "seed": 0,
+                              "variant": None, "cubin": None}}
+    profile_range(Job("gelu", subjects, "", {}, iterations=3, warmup=2, tolerance={"rtol": 1e-4, "atol": 1e-4}))
+    holds = [json.loads(line) for line in trace.read_text().splitlines()]
+    assert [h["mode"] for h in holds] == ["shared", "alone", "shared"] and call.calls == 3  # every timed call verified
+    window, after = holds[1], holds[2]
+    assert len(summed) == 1 and window["released"] <= after["taken"] <= summed[0] <= after["released"]

@@ -24,7 +24,7 @@ def test_dry_run_plans_every_stage(project: Path):
         "gpu_probe": 1, "check_gpu": 34, "sanitize": 19, "sanitizer": 1, "checks": 1, "attempts": 1, "time": 5,
         "spans": 2, "capture": 5, "ceilings": 1,
         "capture_counters": 5, "kernels": 1, "counters": 1, "capture_summary": 1, "summary": 5,
-        "sweep_check": 30, "sweep_capture": 5, "sweep_collect": 2, "sweep": 1,
+        "sweep_check": 30, "sweep_capture": 5, "sweep_collect": 1, "sweep_kernels": 1, "sweep": 1,
         **{f"replay_unpack_mage_00{i}": 1 for i in (1, 2, 3, 6)}, "note": 1, "page": 1, "figures": 1, "bundle": 1}
 
 
@@ -111,10 +111,11 @@ def test_without_a_gpu_the_cpu_stages_run_then_one_message(project: Path):
 def test_a_namespace_whose_targets_name_sweep_points_profiles_them(project: Path):
     """h200-002 names a triangle and a neighbor sweep point in its targets: Nsight Compute profiles each there
     (a job per op), collected beside the sweep's checks and kernels."""
+    to_measure(project, "h200-002")
     run = snakemake(project, "-n", "--cores", "14", "results/h200-002")
     assert run.returncode == 0, run.stderr
     counts = job_counts(run.stdout)
-    assert counts["sweep_counters"] == 2 and counts["sweep_collect"] == 3
+    assert counts["sweep_counters"] == 2 and counts["sweep_collect"] == 2 and counts["sweep_kernels"] == 1
     assert "work/h200-002/sweep_counters.parquet" in run.stdout
 
 

@@ -23,7 +23,7 @@ def iterate(calls: dict, job: Job, annotate, ceilings: dict | None = None) -> No
 
     from .. import ceiling
     from ..timing import rotation
-    from ..verified import checksum, prime, verify
+    from ..verified import prime, verify
 
     flush = L2Flush() if "cold" in job.caches else None
     for repeat in range(job.repeats):
@@ -44,7 +44,6 @@ def iterate(calls: dict, job: Job, annotate, ceilings: dict | None = None) -> No
                         torch.cuda.synchronize()
                     with phase(VERIFY):
                         verify(call, repeat * job.iterations + k)
-    checksum(calls)
 
 
 class L2Flush:
@@ -93,6 +92,18 @@ def prepared(job: Job) -> tuple[dict, dict]:
     return calls, copies
 
 
+def checksummed(calls: dict) -> None:
+    """After the window: every input set as it was before the measurement (verified.checksum). Each set goes to
+    the host for its SHA-256, a gigabyte at a sweep's largest shapes; inside the window this was most of the GELU
+    sweep's 51 s with the GPU to itself, for 12 s of warm-up, verification and timed calls."""
+    from ..gpulock import shared
+    from ..verified import checksum
+
+    with shared():
+        with phase(VERIFY):
+            checksum(calls)
+
+
 def warm(calls: dict, copies: dict, job: Job) -> None:
     """The rest of each call's `warmup` calls (the first came in `prepared`), inside the measurement window."""
     import torch
@@ -122,6 +133,7 @@ def profile_range(job: Job) -> None:
         iterate(calls, job, lambda name: nullcontext(), copies)
     with phase(PROFILER):
         torch.cuda.profiler.stop()
+    checksummed(calls)
 
 
 def profile_torch(job: Job, trace: str) -> None:
@@ -140,6 +152,7 @@ def profile_torch(job: Job, trace: str) -> None:
     with phase(PROFILER):
         prof.stop()
         prof.export_chrome_trace(trace)
+    checksummed(calls)
 
 
 def record_gpu(job_path) -> None:
