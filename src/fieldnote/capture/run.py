@@ -11,7 +11,6 @@ import json
 import sys
 from contextlib import nullcontext
 
-from .. import progress
 from ..progress import FLUSH, MEASURE, PREPARE, PROFILER, START, VERIFY, WARMUP, phase, spent
 from . import Job
 
@@ -116,43 +115,43 @@ def warm(calls: dict, copies: dict, job: Job) -> None:
         torch.cuda.synchronize()
 
 
-def profile_range(job: Job) -> None:
-    """The iterations between cudaProfilerStart and cudaProfilerStop, for nsys and ncu; warm-up and range with
-    the GPU to itself (gpulock.exclusive). The profiler starts before the window and stops after it: under nsys
-    each takes seconds and runs nothing on the GPU, and the warm-up's kernels it then sees fall outside every NVTX
-    range (the summaries read only the kernels inside their own; ncu profiles only those)."""
-    import torch
-
+def measured_window(job: Job, start, stop, annotate) -> None:
+    """Every subject prepared beside other jobs' GPU work, the profiler started (`start`), the warm-up and the
+    iterations with the GPU to itself (gpulock.exclusive), the profiler stopped (`stop`), the inputs checksummed.
+    The profiler starts before the window and stops after it: under nsys each takes seconds and runs nothing on the
+    GPU, and the warm-up's kernels it then sees fall outside every NVTX range (the summaries read only the kernels
+    inside their own; ncu profiles only those)."""
     from ..gpulock import exclusive
 
     calls, copies = prepared(job)
     with phase(PROFILER):
-        torch.cuda.profiler.start()
+        start()
     with exclusive():
         warm(calls, copies, job)
-        iterate(calls, job, lambda name: nullcontext(), copies)
+        iterate(calls, job, annotate, copies)
     with phase(PROFILER):
-        torch.cuda.profiler.stop()
+        stop()
     checksummed(calls)
+
+
+def profile_range(job: Job) -> None:
+    """The iterations between cudaProfilerStart and cudaProfilerStop, for nsys and ncu."""
+    import torch
+
+    measured_window(job, torch.cuda.profiler.start, torch.cuda.profiler.stop, lambda name: nullcontext())
 
 
 def profile_torch(job: Job, trace: str) -> None:
     """The iterations under torch.profiler (CUPTI), written as a chrome trace."""
     from torch.profiler import ProfilerActivity, profile, record_function
 
-    from ..gpulock import exclusive
-
-    calls, copies = prepared(job)
     prof = profile(activities=[ProfilerActivity.CPU, ProfilerActivity.CUDA])
-    with phase(PROFILER):
-        prof.start()  # CUPTI's start, as nsys's, outside the window (profile_range)
-    with exclusive():
-        warm(calls, copies, job)
-        iterate(calls, job, record_function, copies)
-    with phase(PROFILER):
+
+    def stop():
         prof.stop()
         prof.export_chrome_trace(trace)
-    checksummed(calls)
+
+    measured_window(job, prof.start, stop, record_function)
 
 
 def record_gpu(job_path) -> None:
@@ -168,8 +167,9 @@ def record_gpu(job_path) -> None:
 
 def main(job_path: str, mode: str, trace: str | None = None) -> None:
     from ..errors import PipelineError
+    from ..progress import add, since_process_start
 
-    progress.add(START, progress.since_process_start())
+    add(START, since_process_start())
     job = Job.from_dict(json.loads(open(job_path).read()))
     try:
         if mode == "range":
@@ -180,7 +180,7 @@ def main(job_path: str, mode: str, trace: str | None = None) -> None:
             raise SystemExit(f"unknown mode {mode}")
         record_gpu(job_path)
         # the profiled process's own phases, for the capture job's account (capture.account)
-        phases = {"wall": progress.since_process_start(), **spent()}
+        phases = {"wall": since_process_start(), **spent()}
         open(f"{job_path}.phases.json", "w").write(json.dumps(phases))
     except PipelineError as e:  # a timed call that computed a wrong result: the profiler's job reports this line
         print(f"fieldnote: {e}", file=sys.stderr)
