@@ -1,4 +1,5 @@
 """The capture parsers on real captures from the H200 (tests/fixtures), and the per-iteration validation."""
+import json
 from pathlib import Path
 
 import pandas as pd
@@ -167,6 +168,35 @@ def test_h200_nsys_and_cupti_captures_of_one_run_agree_within_3_percent(tmp_path
              ["kernel_us_per_iteration"].median() for b, k in runs.items()}
     assert ((times["cupti"] / times["nsys"] - 1).abs() < 0.03).all()
 
+
+
+def test_cupti_places_each_kernel_in_the_range_around_its_launch_and_leaves_the_rest_outside(tmp_path):
+    """The warm-up's and verification's kernels between the ranges belong to none; a range on another thread
+    does not take a launch it overlaps; a kernel whose launch was not traced goes to the range it ran after."""
+    from fieldnote.capture import cupti
+
+    events = []
+
+    def kernel(name, at, tid=1, traced=True):
+        correlation = len(events)
+        if traced:
+            events.append({"cat": "cuda_runtime", "ts": at, "dur": 1, "tid": tid, "args": {"correlation": correlation}})
+        events.append({"cat": "kernel", "name": name, "ts": at + 2, "dur": 3, "args": {"correlation": correlation}})
+
+    for start, name in [(100, "gelu:cuda"), (200, "gelu:torch"), (300, "gelu:cuda")]:
+        events.append({"cat": "user_annotation", "name": name, "ts": start, "dur": 20, "tid": 1})
+        kernel("verify", start - 50)
+        kernel(f"in {name}", start + 5)
+    events.append({"cat": "user_annotation", "name": "elsewhere", "ts": 390, "dur": 50, "tid": 2})
+    kernel("other thread", 400)
+    kernel("untraced", 305, traced=False)
+    trace = tmp_path / "trace.json"
+    trace.write_text(json.dumps({"traceEvents": events}))
+    placed = cupti.parse_trace(trace).set_index("kernel")[["range", "iteration"]]
+    assert placed["range"].isna()[["verify", "other thread"]].all()
+    assert placed.loc["in gelu:cuda", "iteration"].tolist() == [0, 1]
+    assert placed.loc["in gelu:torch"].tolist() == ["gelu:torch", 0]
+    assert placed.loc["untraced"].tolist() == ["gelu:cuda", 1]
 
 
 @pytest.mark.parametrize("inner, here, profiler", [

@@ -3,6 +3,8 @@ from __future__ import annotations
 
 import json
 import shutil
+from bisect import bisect_right
+from itertools import accumulate
 from pathlib import Path
 
 import pandas as pd
@@ -44,17 +46,27 @@ def parse_trace(path: str | Path) -> pd.DataFrame:
         occurrence.append(seen.get(r["name"], 0))
         seen[r["name"]] = occurrence[-1] + 1
 
+    starts = [r["ts"] for r in ranges]
+    reach = list(accumulate((r["ts"] + r["dur"] for r in ranges), max))  # the latest end among ranges[:i + 1]
+
     def enclosing(kernel):
-        """The range around the launch call; where it was not traced, the range the kernel ran after (the
-        workload synchronizes after every iteration, so iteration i's kernels finish before range i + 1)."""
+        """The first range around the launch call on its thread; where the launch was not traced, the range the
+        kernel ran after (the workload synchronizes after every iteration, so iteration i's kernels finish before
+        range i + 1). Found by bisection: most kernels of a session (warm-up, verification) are in no range, and
+        scanning every range for each took 37 s on a trace of 56,700 kernels and 2,700 ranges (a layer norm
+        session's size) on the CPU machine, 1.3 s this way."""
         launch = launches.get(kernel["args"].get("correlation"))
-        for index, r in enumerate(ranges):
-            if launch is not None:
-                if r["ts"] <= launch["ts"] <= r["ts"] + r["dur"] and r.get("tid") == launch.get("tid"):
-                    return r["name"], occurrence[index]
-            elif r["ts"] <= kernel["ts"] and (index + 1 == len(ranges) or kernel["ts"] < ranges[index + 1]["ts"]):
-                return r["name"], occurrence[index]
-        return None, None
+        if launch is None:
+            index = bisect_right(starts, kernel["ts"]) - 1
+            return (ranges[index]["name"], occurrence[index]) if index >= 0 else (None, None)
+        found = None
+        index = bisect_right(starts, launch["ts"]) - 1
+        while index >= 0 and reach[index] >= launch["ts"]:  # earlier ranges all end before the launch
+            r = ranges[index]
+            if launch["ts"] <= r["ts"] + r["dur"] and r.get("tid") == launch.get("tid"):
+                found = index
+            index -= 1
+        return (ranges[found]["name"], occurrence[found]) if found is not None else (None, None)
 
     placed = [enclosing(k) for k in kernels]
     return pd.DataFrame({
