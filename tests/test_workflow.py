@@ -111,6 +111,22 @@ def test_without_a_gpu_the_cpu_stages_run_then_one_message(project: Path):
                                              "bundle"}
 
 
+@pytest.mark.parametrize("visible", ["", "0"])
+def test_gpu_probe_waits_for_the_cpu_stages_only_where_no_gpu_is_in_sight(project: Path, monkeypatch, visible):
+    """Without a GPU the probe's one message comes after every CPU stage; with one (CUDA_VISIBLE_DEVICES names
+    it), the probe runs beside the builds and the GPU checks start as soon as their own inputs are ready."""
+    to_measure(project, "mage-006")
+    monkeypatch.setenv("CUDA_VISIBLE_DEVICES", visible)
+    run = snakemake(project, "-n", "--cores", "14", "results/mage-006")
+    assert run.returncode == 0, run.stderr
+    probe = re.search(r"^rule gpu_probe:\n    input: (.*)$", run.stdout, re.MULTILINE).group(1).split(", ")
+    cpu_checks = [f for f in probe if "/check/cpu/" in f]
+    if visible:
+        assert not cpu_checks and all(f.endswith(".py") for f in probe), probe
+    else:
+        assert len(cpu_checks) == 10 and "work/mage-006/census.parquet" in probe
+
+
 def test_a_namespace_whose_targets_name_sweep_points_profiles_them(project: Path):
     """h200-002 names a triangle and a neighbor sweep point in its targets: Nsight Compute profiles each there
     (a job per op), collected beside the sweep's checks and kernels."""

@@ -21,7 +21,7 @@ rule check_cpu:
 
 rule gpu_probe:
     input:
-        cpu_stages,
+        probe_after,
         code=code_of("gpu_probe"),
     output:
         "work/{ns}/gpu.json",
