@@ -48,3 +48,50 @@ def test_a_clean_table_times_every_subject_and_gives_no_reasons(tmp_path):
     assert sanitize.refusals(table) == {} and sanitize.refusals(None) == {}
     flagged = table.assign(errors=(table["variant"] == "matmul_3xtf32_wgmma_cpasync_64x128") * 3)
     assert list(sanitize.refusals(flagged)) == ["matmul_3xtf32_wgmma_cpasync_64x128"]
+
+
+def _free(lock) -> bool:
+    """Whether no process holds the GPU lock (a window could take it at once)."""
+    import fcntl
+    import os
+
+    fd = os.open(lock, os.O_RDWR | os.O_CREAT, 0o666)
+    try:
+        fcntl.flock(fd, fcntl.LOCK_EX | fcntl.LOCK_NB)
+        fcntl.flock(fd, fcntl.LOCK_UN)
+        return True
+    except BlockingIOError:
+        return False
+    finally:
+        os.close(fd)
+
+
+def test_each_sanitized_launch_holds_the_gpu_shared_and_the_tools_start_without_it(tmp_path, monkeypatch):
+    """The tools' processes start, import and instrument with the lock free; the sanitized workload takes it,
+    shared, around each launch alone (a waiting window then waits for one small launch, not a tool's whole run)."""
+    from fieldnote import gpulock, implementations
+
+    lock = tmp_path / "gpu.lock"
+    monkeypatch.setenv("FIELDNOTE_GPU_LOCK", str(lock))
+    monkeypatch.setenv("FIELDNOTE_GPU_TRACE", str(tmp_path / "trace.jsonl"))
+    launches = []
+
+    def launch(run, spec, case):
+        launches.append((case.name, _free(lock)))
+        with gpulock.shared():  # another holder's shared request passes beside it
+            pass
+
+    monkeypatch.setattr(implementations, "runner", lambda *args: None)
+    monkeypatch.setattr(sanitize, "_launch", launch)
+    job = {"op": "gelu", "variants": {"gelu_bias_tanh": "x.cubin", "gelu_bias_sigmoid_vec4": "y.cubin"}, "seed": 7}
+    sanitize.workload(job)
+    assert len(launches) == sanitize.expected_launches(job) and not any(free for _, free in launches)
+    trace = pd.read_json(tmp_path / "trace.jsonl", lines=True)
+    assert (trace["mode"] == "shared").all() and len(trace) == 2 * len(launches)
+    assert _free(lock)
+
+    monkeypatch.setattr(sanitize, "executable", lambda: "compute-sanitizer")
+    seen = []
+    monkeypatch.setattr(sanitize, "_run_tools", lambda *args: seen.append(_free(lock)) or {})
+    sanitize.sanitize(job, tmp_path)
+    assert seen == [True]

@@ -33,9 +33,11 @@ def executable() -> str | None:
 
 
 def workload(job: dict) -> None:
-    """Launch each variant once at each case, synchronized, each launch announced first."""
-    import torch
-
+    """Launch each variant once at each case, synchronized, each launch announced first. Each launch holds the
+    GPU lock shared (gpulock), not the whole sanitized process: its start, imports and instrumentation are most of
+    a tool run's 8 to 12 s, and a measurement window, or one of torch.compile's timings, waiting for the GPU waited
+    for all of it (141 s of the waits of an h200-001 copy's run, 2026-12-02)."""
+    from .gpulock import shared
     from .implementations import runner
     from .ops import OPS
 
@@ -46,12 +48,19 @@ def workload(job: dict) -> None:
         contract = job.get("contracts", {}).get(name, name)
         run = runner(op, spec.variant(contract).toolchain, spec.variant(contract), Path(cubin))
         for case in _cases(job):
-            label = f"{case.name} {spec.label(case.shape)}"
-            print(f"{MARK}{name} | {label}", flush=True)
-            t = {n: torch.from_numpy(a).cuda() for n, a in case.inputs.items()}
-            t["out"] = torch.zeros(spec.output_shape(case.shape), dtype=torch.float32, device="cuda")
-            run(t, case.shape)
-            torch.cuda.synchronize()
+            print(f"{MARK}{name} | {case.name} {spec.label(case.shape)}", flush=True)
+            with shared():
+                _launch(run, spec, case)
+
+
+def _launch(run, spec, case) -> None:
+    """The case's inputs uploaded, the variant launched on them, and the GPU synchronized."""
+    import torch
+
+    t = {n: torch.from_numpy(a).cuda() for n, a in case.inputs.items()}
+    t["out"] = torch.zeros(spec.output_shape(case.shape), dtype=torch.float32, device="cuda")
+    run(t, case.shape)
+    torch.cuda.synchronize()
 
 
 def attribute(output: str, tool: str) -> list[dict]:
@@ -73,12 +82,9 @@ def sanitize(job: dict, workdir: Path, timeout: int = 900) -> pd.DataFrame:
     tool_path = executable()
     if tool_path is None:
         raise PipelineError("sanitize: compute-sanitizer not found (expected on PATH or at /usr/local/cuda/bin)")
-    from .gpulock import shared
-
     job_file = workdir / "sanitize-job.json"
     job_file.write_text(json.dumps(job))
-    with shared():  # the four tools side by side: a check times nothing
-        outputs = _run_tools(tool_path, job_file, workdir, timeout)
+    outputs = _run_tools(tool_path, job_file, workdir, timeout)  # the four side by side, each launch under the lock
     rows = []
     for tool, (returncode, text) in outputs.items():
         found = attribute(text, tool)

@@ -49,6 +49,37 @@ def first_calls(calls) -> None:
         torch.cuda.synchronize()
 
 
+def prepared_each(makers: dict, first: bool = True) -> dict:
+    """Each maker's call made (inputs uploaded, kernels loaded) and, where `first`, called once (first_calls), in
+    a shared hold of the GPU lock of its own (gpulock): a measurement window waiting for the GPU then waits for one
+    subject's preparation, not for all of a job's (29 s once, for a sweep's)."""
+    from .gpulock import shared
+    from .progress import PREPARE, phase
+
+    calls = {}
+    for name, make in makers.items():
+        with shared():
+            with phase(PREPARE):
+                calls[name] = make()
+            if first:
+                first_calls([calls[name]])
+    return calls
+
+
+def checksummed(calls: dict) -> None:
+    """After a measurement's window, beside other jobs' GPU work (a shared hold): every input set as it was before
+    the measurement (verified.checksum). Each set goes to the host for its SHA-256, a gigabyte at a sweep's largest
+    shapes; inside the window this was most of the GELU sweep's 51 s with the GPU to itself, for 12 s of warm-up,
+    verification and timed calls."""
+    from .gpulock import shared
+    from .progress import VERIFY, phase
+    from .verified import checksum
+
+    with shared():
+        with phase(VERIFY):
+            checksum(calls)
+
+
 @functools.cache
 def _drawn(op: str, label: str, seed: int) -> dict:
     return OPS[op].inputs(OPS[op].parse_label(label), seed)

@@ -29,6 +29,8 @@ rule gpu_probe:
         log_of("gpu_probe", "ns"),
     benchmark:
         benchmark_of("gpu_probe", "ns")
+    # every GPU job waits for it: on a GPU host, before the builds (at priority 0 it started 8 s into a run)
+    priority: PRIORITY_COMPILED_CHECK
     params:
         archived=archived_of,
     script:

@@ -1,5 +1,7 @@
 """Spans of every subject of one op (implementations and attempts): eager, one event pair per call, and CUDA-graph
 replay."""
+from functools import partial
+
 import pandas as pd
 
 from fieldnote import gpu
@@ -14,23 +16,21 @@ def main(snakemake):
     w, p = snakemake.wildcards, snakemake.params
     gpu.require(f"time ({w.op})", f"results/{w.ns}")
     with phase(PREPARE):
-        from fieldnote import gpulock, sanitize, timing, verified, workload
+        from fieldnote import gpulock, sanitize, timing, workload
         from fieldnote.ops import OPS
 
         subjects = sanitize.gate(snakemake, p.subjects, f"{w.ns}: {w.op}")
     t, shape = p.timing, OPS[w.op].label(p.op["shape"])
-    with gpulock.shared():  # inputs uploaded, kernels loaded, compiled or JIT-ed: beside other jobs' GPU work
-        with phase(PREPARE):
-            calls = {name: workload.prepare(w.op, s["implementation"], snakemake.input.npz, p.op["shape"],
-                                            s["variant"], s["cubin"], p.op["tolerance"],
-                                            f"{w.ns}: {w.op} / {name} at {shape}")
-                     for name, s in subjects.items()}
-        workload.first_calls(calls.values())
+    # inputs uploaded, kernels loaded, compiled or JIT-ed beside other jobs' GPU work, a subject at a time
+    calls = workload.prepared_each({name: partial(workload.prepare, w.op, s["implementation"], snakemake.input.npz,
+                                                  p.op["shape"], s["variant"], s["cubin"], p.op["tolerance"],
+                                                  f"{w.ns}: {w.op} / {name} at {shape}")
+                                    for name, s in subjects.items()})
     state = gpu.State()
     with gpulock.exclusive():  # warm-up and every timed call with the GPU to itself
         eager, states = timing.spans(calls, t["rounds"], t["iterations"], t["warmup"], timing.EventClock(), state)
         graph = timing.graph_spans(calls, t["rounds"], t["iterations"], t["warmup"], t["graph_replays"], state)
-        verified.checksum(calls)
+    workload.checksummed(calls)
     described = attributes(w.op, subjects, p.op["shape"])
     spans, states = pd.DataFrame(eager + graph), pd.DataFrame(states).assign(**gpu.identity())
     spans.insert(0, "op", w.op)

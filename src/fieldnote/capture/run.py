@@ -66,41 +66,30 @@ class L2Flush:
 
 def prepared(job: Job) -> tuple[dict, dict]:
     """(every subject's measured call, the ceiling's copies by configuration), each called once (the first call
-    compiles, autotunes or JITs what does so): beside other jobs' GPU work (gpulock.shared), one subject a hold, so
-    that a window waiting for the GPU waits for one subject's preparation, not for all of a sweep's (29 s once)."""
+    compiles, autotunes or JITs what does so), beside other jobs' GPU work: one subject a shared hold
+    (workload.prepared_each), the copies one more."""
     with phase(PREPARE):
+        from .. import workload
         from ..ceiling import streams
         from ..gpulock import shared
-        from ..workload import first_calls, prepare, prepare_drawn
-    calls, copies = {}, {}
-    for name, s in job.subjects.items():
-        with shared():
-            with phase(PREPARE):
-                calls[name] = (prepare_drawn(job.op, s["implementation"], s["shape"], s["seed"], s["variant"],
-                                             s["cubin"], job.tolerance, job.what(name, s))
-                               if "shape" in s else prepare(job.op, s["implementation"], job.npz, job.shape,
-                                                            s["variant"], s["cubin"], job.tolerance, job.what(name, s)))
-            if job.warmup:
-                first_calls([calls[name]])
+
+    def make(name, s):
+        what = job.what(name, s)
+        if "shape" in s:
+            return lambda: workload.prepare_drawn(job.op, s["implementation"], s["shape"], s["seed"], s["variant"],
+                                                  s["cubin"], job.tolerance, what)
+        return lambda: workload.prepare(job.op, s["implementation"], job.npz, job.shape, s["variant"], s["cubin"],
+                                        job.tolerance, what)
+
+    calls = workload.prepared_each({name: make(name, s) for name, s in job.subjects.items()}, bool(job.warmup))
+    copies = {}
     if job.ceiling:
         with shared():
             with phase(PREPARE):
                 copies = streams(job.op, job.shape)
             if job.warmup:
-                first_calls(copies.values())
+                workload.first_calls(copies.values())
     return calls, copies
-
-
-def checksummed(calls: dict) -> None:
-    """After the window: every input set as it was before the measurement (verified.checksum). Each set goes to
-    the host for its SHA-256, a gigabyte at a sweep's largest shapes; inside the window this was most of the GELU
-    sweep's 51 s with the GPU to itself, for 12 s of warm-up, verification and timed calls."""
-    from ..gpulock import shared
-    from ..verified import checksum
-
-    with shared():
-        with phase(VERIFY):
-            checksum(calls)
 
 
 def warm(calls: dict, copies: dict, job: Job) -> None:
@@ -122,6 +111,7 @@ def measured_window(job: Job, start, stop, annotate) -> None:
     GPU, and the warm-up's kernels it then sees fall outside every NVTX range (the summaries read only the kernels
     inside their own; ncu profiles only those)."""
     from ..gpulock import exclusive
+    from ..workload import checksummed
 
     calls, copies = prepared(job)
     with phase(PROFILER):
