@@ -104,7 +104,7 @@ def test_a_check_holds_the_gpu_for_its_runs_only(monkeypatch):
     held, seen = [], []
 
     @contextmanager
-    def hold():
+    def hold(case):
         held.append(True)
         yield
         held.pop()

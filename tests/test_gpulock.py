@@ -140,6 +140,28 @@ def test_torch_compile_compiles_beside_other_jobs_and_times_its_candidates_alone
     assert "benchmark" not in fake.__dict__ and _shared_free(lock)  # the benchmarker as it was
 
 
+def test_torch_compile_autotunes_beside_other_checks_at_a_shape_nothing_measures(tmp_path, monkeypatch):
+    """Its small and edge cases: nothing it picks there is timed, so its timings there wait for no one's hold to
+    end; the full shape, a fresh draw of it and a sweep point are measured, and time alone."""
+    from fieldnote import check
+    from fieldnote.ops import OPS
+
+    lock = tmp_path / "gpu.lock"
+    monkeypatch.setenv("FIELDNOTE_GPU_LOCK", str(lock))
+    fake = Benchmarker(lock)
+    monkeypatch.setattr(gpulock, "_inductor_benchmarker", lambda: fake)
+    shape = OPS["layernorm"].parse_label("64x32")
+    cases = check.cases("layernorm", shape, 7, None, small_only=False)
+    sweep = check.Case("sweep", shape, 7, {})
+    for case in [*cases, sweep]:
+        fake.seen.clear()
+        with gpulock.for_check("compiled", "cuda", case.measured):
+            assert fake.benchmark(lambda: 1.0) == 1.0
+        assert fake.seen == [not case.measured], case.name  # alone: no shared holder could take the lock
+    assert [c.name for c in cases if c.measured] == ["full", "fresh"] and sweep.measured
+    assert {c.name.split(":")[0] for c in cases if not c.measured} == {"small", "edge"}
+
+
 def faked_inductor(tmp_path, monkeypatch):
     """The lock file, a fake benchmarker the lock wraps, and what other processes are started and report with."""
     lock = str(tmp_path / "gpu.lock")

@@ -28,6 +28,12 @@ class Case:
     inputs: dict[str, np.ndarray]
     expected: np.ndarray | None = None  # the float64 reference, when one case is checked for several runs
 
+    @property
+    def measured(self) -> bool:
+        """At a shape the namespace times and captures: its full shape (the input file's or fresh inputs) or a
+        sweep point; the small shapes and edge cases are checked only."""
+        return self.name in ("full", "fresh", "sweep")
+
 
 def cases(op: str, full_shape: Shape, seed: int, full_inputs: dict | None, small_only: bool) -> list[Case]:
     spec = OPS[op]
@@ -76,8 +82,8 @@ def _run_case(run, op: str, case: Case, device: str) -> np.ndarray:
 
 
 def run_checks(run, op: str, subject: str, device: str, cases: list[Case], tolerance: dict,
-               hold=nullcontext) -> pd.DataFrame:
-    """Each case run under `hold()` (the GPU lock a check takes, gpulock.for_check), its float64 reference and the
+               hold=lambda case: nullcontext()) -> pd.DataFrame:
+    """Each case run under `hold(case)` (the GPU lock a check takes, gpulock.for_check), its float64 reference and the
     comparison outside it: at the sweep's largest shapes those take seconds of CPU, for which no measurement window
     need wait."""
     if device == "cuda":
@@ -86,7 +92,7 @@ def run_checks(run, op: str, subject: str, device: str, cases: list[Case], toler
     rows = []
     for case in cases:
         with step(f"check {op} {subject} on {device}: case {case.name} at {OPS[op].label(case.shape)}"):
-            with hold(), phase(CHECK):  # the wait for the lock is its own phase (gpulock.take)
+            with hold(case), phase(CHECK):  # the wait for the lock is its own phase (gpulock.take)
                 out = _run_case(run, op, case, device)
             with phase(CHECK):
                 expected = reference(op, case.inputs) if case.expected is None else case.expected

@@ -101,21 +101,23 @@ def exclusive():
     return _held(fcntl.LOCK_EX)
 
 
-def alone(implementation: str, device: str = "cuda") -> bool:
-    """Whether a check's timings have the GPU to themselves: where torch.compile autotunes (max-autotune times its
-    candidate kernels, and the one it picks is what the timing and the captures run: under another process's load
-    it may pick a slower one)."""
-    return device == "cuda" and implementation == "compiled"
+def alone(implementation: str, device: str = "cuda", measured: bool = True) -> bool:
+    """Whether a check's timings have the GPU to themselves: where torch.compile autotunes at a shape that is
+    measured (max-autotune times its candidate kernels, and the one it picks, from inductor's cache, is what the
+    timing and the captures run: under another process's load it may pick a slower one). At the small and edge
+    cases' shapes (check.Case.measured) nothing it picks is timed, and their turns alone, each waiting for every
+    check then holding the GPU, were 150 s of the layer norm's 248 s compiled check in an h200-001 copy's run."""
+    return device == "cuda" and implementation == "compiled" and measured
 
 
-def for_check(implementation: str, device: str = "cuda"):
+def for_check(implementation: str, device: str = "cuda", measured: bool = True):
     """The lock a check holds: shared, with torch.compile's autotuning timings alone where `alone` says so; none on
     the CPU."""
     from contextlib import nullcontext
 
     if device != "cuda":
         return nullcontext()
-    return autotuning_alone() if alone(implementation, device) else shared()
+    return autotuning_alone() if alone(implementation, device, measured) else shared()
 
 
 # Inductor's one benchmarker (torch/_inductor/runtime/benchmarking.py), through which max-autotune, the coordinate

@@ -56,9 +56,10 @@ CHECK_COLUMNS = (
     c("nonfinite_elements checked_elements", "count", "NaN/inf left in the output (an unwritten element stays NaN); "
                                                       "elements compared"),
     c("rtol atol", "", "the tolerance applied"),
-    c("gpu_alone", "bool", "the check's timings had the GPU to themselves (torch.compile's autotuning, "
-                           "gpulock.alone; through 2026-12-02 its whole compile); absent from the archives shipped up "
-                           "to 2026-12-01"),
+    c("gpu_alone", "bool", "the check's timings had the GPU to themselves (torch.compile's autotuning at a "
+                           "measured shape: the full, fresh and sweep cases, gpulock.alone; at every case until "
+                           "2026-12-02, and its whole compile before that); absent from the archives shipped up to "
+                           "2026-12-01"),
 )
 KERNEL_COLUMNS = (
     NS, *SUBJECTS, c("backend backend_version", "", "the profiler (nsys, cupti, ncu) and its version"),

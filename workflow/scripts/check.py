@@ -1,6 +1,5 @@
 """Run one (op, implementation) through the correctness gate; a failure fails the job, naming the case."""
 import os
-from functools import partial
 from pathlib import Path
 
 from fieldnote.script import entry
@@ -34,8 +33,8 @@ def main(snakemake):
         interpreted = device == "cpu" and impl == "triton"  # the interpreter is too slow for the full shapes
         cases = check.cases(w.op, op["shape"], op["seed"], inputs.read(snakemake.input.npz), small_only=interpreted)
     table = check.run_checks(run, w.op, w.subject, device, cases, op["tolerance"],
-                             hold=partial(gpulock.for_check, impl, device))
-    table["gpu_alone"] = gpulock.alone(impl, device)
+                             hold=lambda case: gpulock.for_check(impl, device, case.measured))
+    table["gpu_alone"] = [gpulock.alone(impl, device, case.measured) for case in cases]  # a row per case
     table = describe(table, attributes(w.op, {w.subject: params.subject}, op["shape"]))
     if interpreted:
         table["device"] = "triton-interpreter"

@@ -10,7 +10,6 @@ from fieldnote.script import entry
 def main(snakemake):
     w, p = snakemake.wildcards, snakemake.params
     gpu.require(f"sweep_check ({w.op})", f"results/{w.ns}")
-    from functools import partial
     from pathlib import Path
 
     import pandas as pd
@@ -31,9 +30,10 @@ def main(snakemake):
                 cases = {label: check.Case("sweep", s["shape"], s["seed"], inputs, check.reference(w.op, inputs))}
             run = runner(w.op, s["implementation"], spec.variant(s["variant"]) if s["variant"] else None,
                          Path(s["cubin"]) if s["cubin"] else None)
-        hold = partial(gpulock.for_check, s["implementation"])  # torch.compile's timings at this shape alone
-        tables.append(check.run_checks(run, w.op, name, "cuda", [cases[label]], p.tolerance, hold=hold))
-        tables[-1]["gpu_alone"] = gpulock.alone(s["implementation"])
+        impl = s["implementation"]  # torch.compile's timings at a sweep point alone: the point is measured
+        tables.append(check.run_checks(run, w.op, name, "cuda", [cases[label]], p.tolerance,
+                                       hold=lambda case, impl=impl: gpulock.for_check(impl, "cuda", case.measured)))
+        tables[-1]["gpu_alone"] = gpulock.alone(impl, "cuda", cases[label].measured)
         failed = check.failures(tables[-1])
         if failed:
             print(f"fieldnote: {failed} (recorded; this point is not captured)", flush=True)
