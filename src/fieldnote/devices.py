@@ -9,6 +9,7 @@ the GPU it granted, and `pin` leaves it.
 """
 from __future__ import annotations
 
+import functools
 import os
 import zlib
 
@@ -24,10 +25,17 @@ def visible() -> list[str]:
     listed = os.environ.get("CUDA_VISIBLE_DEVICES")
     if listed is not None:
         return [d.strip() for d in listed.split(",") if d.strip()]
+    return [str(i) for i in range(_nvml_count())]
+
+
+@functools.cache
+def _nvml_count() -> int:
+    """The host's GPUs as NVML counts them, asked once a process (the workflow asks twice as it is read); none
+    without a driver or the library: the GPU jobs then stop at gpu_probe, with one line."""
     from .gpu import nvml
 
-    n = nvml()  # none without a driver or the library: the GPU jobs then stop at gpu_probe, with one line
-    return [str(i) for i in range(n.nvmlDeviceGetCount())] if n else []
+    n = nvml()
+    return n.nvmlDeviceGetCount() if n else 0
 
 
 def count(config: dict) -> int:
