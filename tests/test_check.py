@@ -71,6 +71,22 @@ def test_an_unwritten_element_fails():
     assert not result["passed"] and result["nonfinite_elements"] == 1
 
 
+def test_a_comparison_in_chunks_gives_the_numbers_of_one_over_the_whole_array(monkeypatch):
+    """Worst errors, non-finite counts and the verdict the same whichever chunk holds them, the last chunk short;
+    NaN in the reference kept as NaN, as a comparison of whole arrays keeps it."""
+    rng = np.random.default_rng(3)
+    ref = rng.standard_normal((37, 29))
+    out = (ref + rng.standard_normal(ref.shape) * 1e-5).astype(np.float32)
+    out.flat[[0, 500, 1072]] = [np.nan, np.inf, 5.0]
+    whole = check.compare(out, ref, **TOL)
+    monkeypatch.setattr(check, "COMPARED_AT_ONCE", 100)
+    assert check.compare(out, ref, **TOL) == whole
+    assert whole["nonfinite_elements"] == 2 and not whole["passed"]
+    assert whole["max_abs_error"] == pytest.approx(abs(5.0 - ref.flat[1072]))
+    ref.flat[700] = np.nan
+    assert np.isnan(check.compare(out, ref, **TOL)["worst_tolerance_ratio"])
+
+
 def test_error_just_outside_tolerance_fails_and_inside_passes():
     ref = np.full(8, 2.0)
     assert check.compare((ref + 1.0e-4 + 2.0e-4 * 0.99).astype(np.float32), ref, **TOL)["passed"]

@@ -56,18 +56,35 @@ def reference(op: str, inputs: dict[str, np.ndarray]) -> np.ndarray:
     return kernels.function("torch", op)(*args).numpy()
 
 
+COMPARED_AT_ONCE = 1 << 18  # elements: each chunk's float64 temporaries (2 MiB) stay in the CPU's caches
+
+
 def compare(out: np.ndarray, ref: np.ndarray, rtol: float, atol: float) -> dict:
-    out64 = out.astype(np.float64)
-    finite = np.isfinite(out64)
-    err = np.abs(np.where(finite, out64, 0.0) - ref)
-    significant = np.abs(ref) > atol
-    ratio = err / (atol + rtol * np.abs(ref))
+    """The output against the float64 reference, element by element, a chunk at a time: the same numbers to the
+    bit as on whole arrays (each maximum the maximum of the chunks', NaN kept), whose temporaries were a dozen
+    passes over memory of 8 bytes an element. At 16384x4096 on the CPU machine: 2.9 to 6.3 s whole, 0.5 s in
+    chunks; a sweep check compares each implementation at up to 65536x4096."""
+    flat_out, flat_ref = (a.reshape(-1) for a in np.broadcast_arrays(out, ref))
+    within, nonfinite, max_abs, max_rel, worst = True, 0, [0.0], [0.0], [0.0]
+    for start in range(0, flat_out.size, COMPARED_AT_ONCE):
+        o = flat_out[start:start + COMPARED_AT_ONCE].astype(np.float64)
+        r = flat_ref[start:start + COMPARED_AT_ONCE]
+        finite = np.isfinite(o)
+        err = np.abs(np.where(finite, o, 0.0) - r)
+        scale = np.abs(r)
+        significant = scale > atol
+        ratio = err / (atol + rtol * scale)
+        within = within and bool(finite.all() and (ratio <= 1.0).all())
+        nonfinite += int((~finite).sum())
+        max_abs.append(err.max(initial=0.0))
+        max_rel.append((err[significant] / scale[significant]).max(initial=0.0))
+        worst.append(ratio.max(initial=0.0))
     return {
-        "passed": bool(finite.all() and (ratio <= 1.0).all()) and out.shape == ref.shape,
-        "max_abs_error": float(err.max(initial=0.0)),
-        "max_rel_error": float((err[significant] / np.abs(ref[significant])).max(initial=0.0)),
-        "worst_tolerance_ratio": float(ratio.max(initial=0.0)),
-        "nonfinite_elements": int((~finite).sum()),
+        "passed": within and out.shape == ref.shape,
+        "max_abs_error": float(np.max(max_abs)),
+        "max_rel_error": float(np.max(max_rel)),
+        "worst_tolerance_ratio": float(np.max(worst)),
+        "nonfinite_elements": nonfinite,
         "checked_elements": int(out.size),
     }
 
