@@ -296,7 +296,8 @@ def test_every_hold_is_traced_with_its_job_and_times(tmp_path, monkeypatch):
 
 def test_a_measurement_prepares_each_subject_in_a_hold_of_its_own(tmp_path, monkeypatch):
     """A window waiting for the GPU waits for one subject's preparation and first call, not for a whole sweep's:
-    each subject (and the ceiling's copies) prepared and called once inside its own shared hold, traced."""
+    each subject (and the ceiling's copies) prepared and called once inside its own shared hold, traced; the
+    sweep points' inputs drawn (CPU work) before the first hold."""
     import json
 
     from fieldnote import ceiling, workload
@@ -310,6 +311,8 @@ def test_a_measurement_prepares_each_subject_in_a_hold_of_its_own(tmp_path, monk
     monkeypatch.setattr(workload, "prepare_drawn", lambda op, impl, *a: lambda: seen.append((impl, time.time())))
     monkeypatch.setattr(workload, "first_calls", lambda calls: [call() for call in calls])
     monkeypatch.setattr(ceiling, "streams", lambda op, shape: {"copy": lambda: seen.append(("copy", time.time()))})
+    drew = []
+    monkeypatch.setattr(workload, "drawn", lambda op, shape, seed: drew.append(time.time()))
     shape = {"rows": 8, "cols": 8}
     subjects = {f"{impl}@8x8": {"implementation": impl, "shape": shape, "seed": 0, "variant": None, "cubin": None}
                 for impl in ("torch", "triton", "cuda")}
@@ -319,6 +322,7 @@ def test_a_measurement_prepares_each_subject_in_a_hold_of_its_own(tmp_path, monk
     holds = [json.loads(line) for line in trace.read_text().splitlines()]
     assert [h["mode"] for h in holds] == ["shared"] * 4
     assert [what for what, _ in seen] == ["torch", "triton", "cuda", "copy"]
+    assert len(drew) == 3 and max(drew) <= holds[0]["taken"]
     for (_, when), h in zip(seen, holds, strict=True):  # each first call inside a hold of its own
         assert h["taken"] <= when <= h["released"]
 

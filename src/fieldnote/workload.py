@@ -31,9 +31,14 @@ def prepare(op: str, implementation: str, npz: str, shape: dict, variant: str | 
 def prepare_drawn(op: str, implementation: str, shape: dict, seed: int, variant: str | None = None,
                   cubin: str | None = None, tolerance: dict | None = None, what: str = "") -> Measured:
     """The same, on inputs drawn from `seed` at `shape` (a sweep point has no input file); drawn once per
-    process for all the implementations that share the point."""
-    return _ready(op, implementation, _drawn(op, OPS[op].label(shape), seed), shape, variant, cubin, tolerance,
-                  what)
+    process for all the implementations that share the point (`drawn`)."""
+    return _ready(op, implementation, drawn(op, shape, seed), shape, variant, cubin, tolerance, what)
+
+
+def drawn(op: str, shape: dict, seed: int) -> dict:
+    """A sweep point's inputs, drawn from `seed` once per process (seconds of CPU at the largest points: a
+    measurement draws them before it holds the GPU, not inside a hold a waiting window would wait for)."""
+    return _drawn(op, OPS[op].label(shape), seed)
 
 
 def first_calls(calls) -> None:

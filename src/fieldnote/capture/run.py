@@ -73,6 +73,10 @@ def prepared(job: Job) -> tuple[dict, dict]:
         from ..ceiling import streams
         from ..gpulock import shared
 
+        for s in job.subjects.values():  # CPU work, before any hold
+            if "shape" in s:
+                workload.drawn(job.op, s["shape"], s["seed"])
+
     def make(name, s):
         what = job.what(name, s)
         if "shape" in s:
