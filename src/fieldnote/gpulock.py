@@ -120,6 +120,11 @@ def for_check(implementation: str, device: str = "cuda", measured: bool = True):
     return autotuning_alone() if alone(implementation, device, measured) else shared()
 
 
+def per_case(implementation: str, device: str = "cuda"):
+    """The hold check.run_checks takes around each case: for_check at the case's shape (check.Case.measured)."""
+    return lambda case: for_check(implementation, device, case.measured)
+
+
 # Inductor's one benchmarker (torch/_inductor/runtime/benchmarking.py), through which max-autotune, the coordinate
 # descent and the Triton heuristics time every candidate: its methods, each of which may call another. Every torch
 # in range has the first two (max-autotune's entry and the heuristics'); the cuda-graph timing came after 2.11.

@@ -33,7 +33,7 @@ def main(snakemake):
         interpreted = device == "cpu" and impl == "triton"  # the interpreter is too slow for the full shapes
         cases = check.cases(w.op, op["shape"], op["seed"], inputs.read(snakemake.input.npz), small_only=interpreted)
     table = check.run_checks(run, w.op, w.subject, device, cases, op["tolerance"],
-                             hold=lambda case: gpulock.for_check(impl, device, case.measured))
+                             hold=gpulock.per_case(impl, device))
     table["gpu_alone"] = [gpulock.alone(impl, device, case.measured) for case in cases]  # a row per case
     table = describe(table, attributes(w.op, {w.subject: params.subject}, op["shape"]))
     if interpreted:

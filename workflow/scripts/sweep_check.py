@@ -32,7 +32,7 @@ def main(snakemake):
                          Path(s["cubin"]) if s["cubin"] else None)
         impl = s["implementation"]  # torch.compile's timings at a sweep point alone: the point is measured
         tables.append(check.run_checks(run, w.op, name, "cuda", [cases[label]], p.tolerance,
-                                       hold=lambda case, impl=impl: gpulock.for_check(impl, "cuda", case.measured)))
+                                       hold=gpulock.per_case(impl)))
         tables[-1]["gpu_alone"] = gpulock.alone(impl, "cuda", cases[label].measured)
         failed = check.failures(tables[-1])
         if failed:
