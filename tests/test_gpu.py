@@ -254,6 +254,54 @@ def test_torch_compile_times_its_candidates_through_the_lock(tmp_path, monkeypat
     assert table["passed"].all() and gpulock.timed_alone > before
 
 
+def gpu_work_outside(trace: dict, holds: list[dict], slack_us: float) -> tuple[list[dict], list[dict]]:
+    """From a chrome trace (its times in µs after baseTimeNanoseconds, on the host's clock) and gpulock's trace of
+    holds (time.time()): the kernels, copies and fills that ran on the GPU outside every hold, give or take
+    `slack_us`, and all of them."""
+    base = trace["baseTimeNanoseconds"]
+    spans = [((h["taken"] * 1e9 - base) / 1e3 - slack_us, (h["released"] * 1e9 - base) / 1e3 + slack_us)
+             for h in holds]
+    work = [e for e in trace["traceEvents"] if e.get("cat") in ("kernel", "gpu_memcpy", "gpu_memset")]
+    outside = [e for e in work if not any(s <= e["ts"] and e["ts"] + e["dur"] <= t for s, t in spans)]
+    return outside, work
+
+
+def test_every_gpu_activity_of_a_compiled_check_is_inside_one_of_its_holds(tmp_path, monkeypatch):
+    """A compiled check as the pipeline runs one, from a cold inductor cache (dynamo, inductor, Triton, autotuning
+    and every case), under torch.profiler, with every hold of the GPU lock traced: each kernel, copy and fill of
+    this process ran on the GPU inside one of them, so no measurement window could have overlapped it. A compile
+    that gives its hold up while it works on the CPU (runbook 37) must keep this test green. The trace's clock is
+    checked against the host's first (a range bracketed by time.time_ns())."""
+    import json
+    import time
+
+    import torch
+    from torch.profiler import ProfilerActivity, profile
+
+    from fieldnote import gpulock
+
+    monkeypatch.setenv("TORCHINDUCTOR_CACHE_DIR", str(tmp_path / "inductor"))
+    monkeypatch.setenv("FIELDNOTE_GPU_LOCK", str(tmp_path / "gpu.lock"))
+    monkeypatch.setenv("FIELDNOTE_GPU_TRACE", str(tmp_path / "holds.jsonl"))
+    cases = check.cases("layernorm", {"rows": 2048, "cols": 768}, SEED, None, small_only=False)
+    with profile(activities=[ProfilerActivity.CPU, ProfilerActivity.CUDA]) as prof:
+        before = time.time_ns()
+        with torch.profiler.record_function("fieldnote-clock"):
+            time.sleep(0.001)
+        after = time.time_ns()
+        table = check.run_checks(runner("layernorm", "compiled"), "layernorm", "compiled", "cuda", cases, TOL,
+                                 hold=gpulock.per_case("compiled"))
+    prof.export_chrome_trace(str(tmp_path / "trace.json"))
+    trace = json.loads((tmp_path / "trace.json").read_text())
+    clock = next(e for e in trace["traceEvents"] if e.get("name") == "fieldnote-clock")
+    assert before <= trace["baseTimeNanoseconds"] + clock["ts"] * 1e3 <= after, "the trace's clock is not the host's"
+    holds = [json.loads(line) for line in (tmp_path / "holds.jsonl").read_text().splitlines()]
+    outside, work = gpu_work_outside(trace, holds, slack_us=100)
+    assert table["passed"].all() and len(work) > len(cases) and len(holds) >= len(cases)
+    assert not outside, f"{len(outside)} of {len(work)} GPU activities outside the {len(holds)} holds: " + ", ".join(
+        sorted({e["name"][:60] for e in outside}))
+
+
 def test_a_sweep_session_captures_every_point_under_its_own_name(tmp_path):
     """Points named implementation@shape, each with inputs drawn at its shape, in one nsys session."""
     from fieldnote import capture

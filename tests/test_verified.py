@@ -100,8 +100,20 @@ def test_a_cheat_fails_on_the_call_where_it_cheats(cheat, call, why):
     assert why in message and "\n" not in message
 
 
-def test_an_input_set_changed_behind_the_measurement_fails_its_checksum():
+@pytest.mark.parametrize("changed, value", [(0, 1.0), (1, 1.0), (0, float("nan")), (1, float("nan"))])
+def test_an_input_set_changed_behind_the_measurement_fails_its_checksum(changed, value):
     fn = measured(honest)
-    fn.sets[1]["x"][0, 0] += 1
-    with pytest.raises(PipelineError, match="input set 1 changed during the measurement"):
+    fn.sets[changed]["x"][0, 0] += value
+    with pytest.raises(PipelineError, match=f"input set {changed} changed during the measurement .input 'x'"):
+        fn.checksum()
+
+
+def test_the_checksum_compares_bytes_so_even_the_sign_of_a_zero_counts():
+    """A kernel that writes +0.0 where set 1 holds -0.0 changed the bytes: == would not see it, the checksum does."""
+    fn = measured(honest)
+    fn.host["x"][1, 2] = fn.sets[0]["x"][1, 2] = 0.0
+    fn.sets[1]["x"][1, 2] = -0.0
+    fn.checksum()
+    fn.sets[1]["x"][1, 2] = 0.0
+    with pytest.raises(PipelineError, match="input set 1 changed during the measurement .input 'x'"):
         fn.checksum()

@@ -73,9 +73,9 @@ def prepared_each(makers: dict, first: bool = True) -> dict:
 
 def checksummed(calls: dict) -> None:
     """After a measurement's window, beside other jobs' GPU work (a shared hold): every input set as it was before
-    the measurement (verified.checksum). Each set goes to the host for its SHA-256, a gigabyte at a sweep's largest
-    shapes; inside the window this was most of the GELU sweep's 51 s with the GPU to itself, for 12 s of warm-up,
-    verification and timed calls."""
+    the measurement (Measured.checksum: a gigabyte a set to the host at a sweep's largest shapes). Inside the window
+    this was most of the GELU sweep's 51 s with the GPU to itself, for 12 s of warm-up, verification and timed
+    calls."""
     from .gpulock import shared
     from .progress import VERIFY, phase
     from .verified import checksum
@@ -101,4 +101,4 @@ def _ready(op: str, implementation: str, arrays: dict, shape: dict, variant: str
     run = runner(op, implementation, spec.variant(variant) if variant else None,
                  Path(cubin) if cubin else None)
     what = what or f"{op} / {variant or implementation} at {spec.label(shape)}"
-    return Measured(run, tensors, shape, op, what, tolerance)
+    return Measured(run, tensors, shape, op, what, tolerance, host=arrays)
