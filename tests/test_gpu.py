@@ -266,12 +266,14 @@ def gpu_work_outside(trace: dict, holds: list[dict], slack_us: float) -> tuple[l
     return outside, work
 
 
-def test_every_gpu_activity_of_a_compiled_check_is_inside_one_of_its_holds(tmp_path, monkeypatch):
-    """A compiled check as the pipeline runs one, from a cold inductor cache (dynamo, inductor, Triton, autotuning
-    and every case), under torch.profiler, with every hold of the GPU lock traced: each kernel, copy and fill of
-    this process ran on the GPU inside one of them, so no measurement window could have overlapped it. A compile
-    that gives its hold up while it works on the CPU (runbook 37) must keep this test green. The trace's clock is
-    checked against the host's first (a range bracketed by time.time_ns())."""
+@pytest.mark.parametrize("op, full", [("layernorm", {"rows": 2048, "cols": 768}),
+                                      ("matmul", {"m": 384, "n": 384, "k": 384})])
+def test_every_gpu_activity_of_a_compiled_check_is_inside_one_of_its_holds(tmp_path, monkeypatch, op, full):
+    """A compiled check as the pipeline runs one, from a cold inductor cache (dynamo, inductor, Triton, autotuning,
+    max-autotune's example inputs for a matrix product, every case), under torch.profiler, with every hold of the
+    GPU lock traced: each kernel, copy and fill of this process ran on the GPU inside one of them, so no measurement
+    window could have overlapped it, though the compile gives its hold up while inductor compiles
+    (gpulock.COMPILE). The trace's clock is checked against the host's first (a range bracketed by time.time_ns())."""
     import json
     import time
 
@@ -283,13 +285,13 @@ def test_every_gpu_activity_of_a_compiled_check_is_inside_one_of_its_holds(tmp_p
     monkeypatch.setenv("TORCHINDUCTOR_CACHE_DIR", str(tmp_path / "inductor"))
     monkeypatch.setenv("FIELDNOTE_GPU_LOCK", str(tmp_path / "gpu.lock"))
     monkeypatch.setenv("FIELDNOTE_GPU_TRACE", str(tmp_path / "holds.jsonl"))
-    cases = check.cases("layernorm", {"rows": 2048, "cols": 768}, SEED, None, small_only=False)
+    cases = check.cases(op, full, SEED, None, small_only=False)
     with profile(activities=[ProfilerActivity.CPU, ProfilerActivity.CUDA]) as prof:
         before = time.time_ns()
         with torch.profiler.record_function("fieldnote-clock"):
             time.sleep(0.001)
         after = time.time_ns()
-        table = check.run_checks(runner("layernorm", "compiled"), "layernorm", "compiled", "cuda", cases, TOL,
+        table = check.run_checks(runner(op, "compiled"), op, "compiled", "cuda", cases, TOL,
                                  hold=gpulock.per_case("compiled"))
     prof.export_chrome_trace(str(tmp_path / "trace.json"))
     trace = json.loads((tmp_path / "trace.json").read_text())

@@ -162,6 +162,50 @@ def test_torch_compile_autotunes_beside_other_checks_at_a_shape_nothing_measures
     assert {c.name.split(":")[0] for c in cases if not c.measured} == {"small", "edge"}
 
 
+def _exclusive_free(lock) -> bool:
+    """Whether a measurement window could take the lock now."""
+    import fcntl
+    import os
+
+    fd = os.open(lock, os.O_RDWR | os.O_CREAT)
+    try:
+        fcntl.flock(fd, fcntl.LOCK_EX | fcntl.LOCK_NB)
+        return True
+    except BlockingIOError:
+        return False
+    finally:
+        os.close(fd)
+
+
+def compile_graph(lock, fake, seen):
+    """Inductor's compile of one graph as the lock sees it (gpulock.COMPILE): CPU work, and a timing in it."""
+    seen.append(_exclusive_free(lock))
+    fake.benchmark(lambda: None)
+    seen.append(_exclusive_free(lock))
+    return "graph"
+
+
+@pytest.mark.parametrize("batches", ["all reached", "one missing"])
+def test_a_compile_holds_nothing_while_inductor_compiles_a_graph(tmp_path, monkeypatch, batches):
+    """Inside COMPILE a window may run (the compile's GPU work is its timings, each alone); around it, the compile's
+    runs hold the lock shared. Where a set of candidates is out of reach (its example inputs would be drawn with no
+    hold), the compile keeps its shared hold."""
+    lock = str(tmp_path / "gpu.lock")
+    monkeypatch.setenv("FIELDNOTE_GPU_LOCK", lock)
+    fake = Benchmarker(lock)
+    monkeypatch.setattr(gpulock, "_inductor_benchmarker", lambda: fake)
+    missing = batches == "one missing"
+    monkeypatch.setattr(gpulock, "BATCHES", (("fieldnote", "NoSuchSelector", "benchmark_choices"),) * missing)
+    monkeypatch.setattr(gpulock, "COMPILE", (__name__, "compile_graph"))
+    original, seen = compile_graph, []
+    with gpulock.for_check("compiled", "cuda"):
+        assert not _exclusive_free(lock) and _shared_free(lock)
+        assert compile_graph(lock, fake, seen) == "graph"  # the module's name, as inductor calls it
+        assert not _exclusive_free(lock) and _shared_free(lock)
+    assert seen == [not missing, not missing] and fake.seen == [False]
+    assert compile_graph is original and _exclusive_free(lock)
+
+
 def faked_inductor(tmp_path, monkeypatch):
     """The lock file, a fake benchmarker the lock wraps, and what other processes are started and report with."""
     lock = str(tmp_path / "gpu.lock")
@@ -272,8 +316,10 @@ def test_a_set_of_candidates_is_timed_in_one_turn_alone(tmp_path, monkeypatch):
     assert gpulock.timed_alone == before + 2 and dict(vars(Selector)) == methods
 
 
-def test_this_torch_has_the_sets_of_candidates_the_lock_times_in_one_turn():
-    assert [(owner.__name__, name) for owner, name in gpulock._batches()] == [b[1:] for b in gpulock.BATCHES]
+def test_this_torch_has_the_sets_of_candidates_the_lock_times_in_one_turn_and_the_compile_it_holds_nothing_in():
+    batches = gpulock._batches()
+    assert [(owner.__name__, name) for owner, name in batches] == [b[1:] for b in gpulock.BATCHES]
+    assert gpulock._compile_unheld(batches) is not None
 
 
 def test_every_hold_is_traced_with_its_job_and_times(tmp_path, monkeypatch):

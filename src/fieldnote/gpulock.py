@@ -11,6 +11,7 @@ different GPUs of a host (CUDA_VISIBLE_DEVICES, as Slurm sets it) do not wait fo
 from __future__ import annotations
 
 import fcntl
+import functools
 import json
 import os
 import tempfile
@@ -138,7 +139,17 @@ timed_alone = 0  # this process's timings taken alone so far: a GPU test sees th
 # waits were most of the compiled checks' time (the matmul's 194 s of 294 on 2026-12-02). Optional: a torch
 # without one keeps the per-timing turns.
 BATCHES = (("torch._inductor.select_algorithm", "AlgorithmSelectorCache", "benchmark_choices"),
+           ("torch._inductor.select_algorithm", "AlgorithmSelectorCache", "benchmark_in_current_process"),
            ("torch._inductor.runtime.triton_heuristics", "CachingAutotuner", "benchmark_all_configs"))
+
+# Where inductor compiles one graph (lowering, codegen, Triton's compiles: seconds of CPU), in which the GPU sees this
+# process only through the timings above, each alone, and the example inputs max-autotune draws for a matrix
+# product's candidates (`benchmark_in_current_process`, which draws them, then times them: alone too). The shared
+# hold is given up meanwhile: the matmul's compile held it 33 s at a time, 86 s in all, and the other compiled checks'
+# turns alone waited for it (most of their 93 s of waiting in an h200-001 copy, 2026-12-03). Only where every one
+# of those is reached (`_compile_unheld`); a GPU test checks that every kernel, copy and fill of a compiled check
+# falls inside one of its holds (tests/test_gpu.py).
+COMPILE = ("torch._inductor.compile_fx", "_compile_fx_inner")
 
 
 def _inductor_benchmarker():
@@ -148,8 +159,8 @@ def _inductor_benchmarker():
         from torch._inductor.runtime.benchmarking import benchmarker
     except ImportError:
         return None
-    if getattr(config, "autotune_in_subproc", False):  # timed in a child process, out of this one's reach
-        return None
+    if getattr(config, "autotune_in_subproc", False) or getattr(config, "pipeline_max_autotune_gemm", False):
+        return None  # timed in a child process, out of this one's reach
     return benchmarker if all(hasattr(benchmarker, name) for name in REQUIRED) else None
 
 
@@ -172,6 +183,20 @@ def _batches() -> list[tuple[type, str]]:
     return found
 
 
+def _compile_unheld(batches: list[tuple[type, str]]):
+    """Inductor's module and function of COMPILE, where this torch has it and every set of candidates is reached
+    (without the example inputs' drawing in a turn alone, they would be drawn with no hold); else None."""
+    import importlib
+
+    if len(batches) < len(BATCHES):
+        return None
+    try:
+        module = importlib.import_module(COMPILE[0])
+    except ImportError:
+        return None
+    return (module, COMPILE[1]) if callable(vars(module).get(COMPILE[1])) else None
+
+
 def _wrapped(raw, wrap):
     """A method as defined on its class (plain function or classmethod), its function passed through `wrap`."""
     return classmethod(wrap(raw.__func__)) if isinstance(raw, classmethod) else wrap(raw)
@@ -179,12 +204,11 @@ def _wrapped(raw, wrap):
 
 @contextmanager
 def autotuning_alone():
-    """torch.compile's check: the lock shared while it compiles (CPU work, most of its time, which other checks may
-    overlap; a measurement window waits, as for any check), and alone for each timing of a candidate kernel or set
-    of candidates (BATCHES), the shared hold converted and back. While one compile waits for its turn to time, its
-    shared hold is given up, so two compiles never wait for each other. With an inductor whose timings cannot be
-    reached, or with FIELDNOTE_AUTOTUNE_ALONE=compile (where a GPU test found a timing that went around the
-    benchmarker), alone throughout."""
+    """torch.compile's check: the lock shared while it runs on the GPU, none while inductor compiles a graph on the
+    CPU (COMPILE), and alone for each timing of a candidate kernel or set of candidates (BATCHES), the hold
+    converted and back. While one compile waits for its turn to time, it holds nothing, so two compiles never wait
+    for each other. With an inductor whose timings cannot be reached, or with FIELDNOTE_AUTOTUNE_ALONE=compile
+    (where a GPU test found a timing that went around the benchmarker), alone throughout."""
     benchmarker = _inductor_benchmarker()
     if benchmarker is None or os.environ.get("FIELDNOTE_AUTOTUNE_ALONE") == "compile":
         with exclusive():
@@ -192,41 +216,68 @@ def autotuning_alone():
         return
     fd = os.open(path(), os.O_RDWR | os.O_CREAT, 0o666)
     turn = threading.RLock()  # the timings of this process, from whatever thread, one at a time
-    depth = 0
+    state = {"timing": 0, "compiling": 0}
 
-    def convert(mode: int) -> None:
-        release(fd)  # the old hold first: held while waiting at the turnstile, it would block
-        take(fd, mode)  # the window that holds the turnstile, and wait for it
+    def wanted():
+        if state["timing"]:
+            return fcntl.LOCK_EX
+        return None if state["compiling"] else fcntl.LOCK_SH
+
+    def counted(key: str, step: int) -> None:
+        """One more or one fewer timing or compile under way, the hold converted where that changes the mode it
+        wants (the old hold let go first: held while waiting at the turnstile, it would block)."""
+        global timed_alone
+        before = wanted()
+        state[key] += step
+        after = wanted()
+        if after != before:
+            release(fd)
+            if after is not None:
+                take(fd, after)  # behind the window that holds the turnstile, if one does
+            timed_alone += after == fcntl.LOCK_EX
 
     def alone_while(method):
+        @functools.wraps(method)
         def timed(*args, **kwargs):
-            global timed_alone
-            nonlocal depth
             with turn:
-                if depth == 0:
-                    convert(fcntl.LOCK_EX)
-                    timed_alone += 1
-                depth += 1
+                counted("timing", 1)
                 try:
                     return method(*args, **kwargs)
                 finally:
-                    depth -= 1
-                    if depth == 0:
-                        convert(fcntl.LOCK_SH)
+                    counted("timing", -1)
         return timed
 
+    def unheld_while(method):
+        @functools.wraps(method)
+        def compiling(*args, **kwargs):
+            with turn:  # not held through the compile: its timings may come from other threads
+                counted("compiling", 1)
+            try:
+                return method(*args, **kwargs)
+            finally:
+                with turn:
+                    counted("compiling", -1)
+        return compiling
+
     batches = {(owner, name): vars(owner)[name] for owner, name in _batches()}
+    compile_entry = _compile_unheld(list(batches))
     try:
-        convert(fcntl.LOCK_SH)
+        take(fd, fcntl.LOCK_SH)
         for name in _timings(benchmarker):  # on the instance: every module that imported it sees the wrappers
             setattr(benchmarker, name, alone_while(getattr(benchmarker, name)))
         for (owner, name), raw in batches.items():
             setattr(owner, name, _wrapped(raw, alone_while))
+        if compile_entry:
+            module, name = compile_entry
+            compile_raw = vars(module)[name]
+            setattr(module, name, unheld_while(compile_raw))
         yield
     finally:
         for name in _timings(benchmarker):
             benchmarker.__dict__.pop(name, None)
         for (owner, name), raw in batches.items():
             setattr(owner, name, raw)
+        if compile_entry:
+            setattr(*compile_entry, compile_raw)
         release(fd)
         os.close(fd)
