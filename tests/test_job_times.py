@@ -23,10 +23,17 @@ def test_every_job_logs_its_phases_and_the_tool_tables_them(tmp_path):
     assert phases["wall"] >= phases["checks"] + phases["start and imports"]
     build = (logs / "build_cuda" / "sm_90" / "gelu" / "gelu_bias_sigmoid_vec4.log").read_text().splitlines()
     assert json.loads(build[-1].split(" phases: ", 1)[1])["compile"] > 0
-    table = subprocess.run([sys.executable, str(ROOT / "tools" / "job_times.py"), str(logs)], capture_output=True,
-                           text=True, check=True).stdout
-    rows = {line.split(" | ")[0].strip("| "): line for line in table.splitlines()[2:]}
+    (tmp_path / "snakemake.log").write_text(ran.stderr)
+    table = subprocess.run([sys.executable, str(ROOT / "tools" / "job_times.py"), str(logs), "--snakemake-log",
+                            str(tmp_path / "snakemake.log")], capture_output=True, text=True, check=True).stdout
+    phases_table, course = table.split("| job kind | jobs | first started")
+    rows = {line.split(" | ")[0].strip("| "): line for line in phases_table.splitlines()[2:]}
     assert {"check_cpu", "build_cuda", "inputs", "all jobs"} <= set(rows)
+    course = {line.split(" | ")[0].strip("| "): line.strip("| ").split(" | ")[1:] for line in course.splitlines()[2:]}
+    assert set(course) == {"check_cpu", "build_cuda", "inputs"}
+    jobs, first, last, longest = map(float, course["check_cpu"])
+    assert jobs == 1 and 0 <= first <= last and longest == last - first
+    assert float(course["inputs"][2]) <= first  # the check read the input file the inputs job wrote
 
 
 def test_the_lock_table_finds_the_drains_and_who_held_the_gpu_during_them(tmp_path):

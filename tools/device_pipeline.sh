@@ -21,6 +21,6 @@ echo "snakemake rc=$? after $((SECONDS - start)) s"
 if cp "results/$ns.tar.gz" "$OUT/" 2>/dev/null; then python -m fieldnote.show "results/$ns" > "$OUT/tables.txt" 2>&1; fi
 python tools/device_state.py save "$OUT"  # work/'s tables are in it too
 tar czf "$OUT/logs.tar.gz" work/logs work/benchmarks 2>/dev/null
-python tools/job_times.py work/logs > "$OUT/job_times.md" 2>&1
+python tools/job_times.py work/logs --snakemake-log "$OUT/snakemake.log" > "$OUT/job_times.md" 2>&1
 grep -E "^Error in rule|check failed|FAILED" "$OUT/snakemake.log" | sort | uniq -c | head -20
 grep "steps (" "$OUT/snakemake.log" | tail -1

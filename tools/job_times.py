@@ -4,15 +4,18 @@ writing the outputs, what no phase covers). Prints a Markdown table; with --writ
 the run traced its GPU lock (`gpulock.jsonl` beside the logs, FIELDNOTE_GPU_TRACE), a second table: per job kind,
 the GPU held shared, held alone and waited for; and the run's time with the GPU alone, and with a window waiting
 while others held it shared (a drain: the GPU then runs only what the shared holders give it), with who held it
-during the drains.
+during the drains. With Snakemake's own log of the run (--snakemake-log), the course of the run: per job kind,
+when its first job started and its last ended, from the run's start.
 
-    python tools/job_times.py WORK_LOGS_DIR... [--title TEXT]... [--write]
+    python tools/job_times.py WORK_LOGS_DIR... [--title TEXT]... [--snakemake-log LOG]... [--write]
 """
 from __future__ import annotations
 
 import argparse
 import json
+import re
 import sys
+from datetime import datetime
 from pathlib import Path
 
 import numpy as np
@@ -99,6 +102,41 @@ def lock_markdown(frame: pd.DataFrame) -> str:
     return "\n".join(lines)
 
 
+STAMP = re.compile(r"^\[(\w{3} \w{3} +\d+ \d\d:\d\d:\d\d \d{4})\]$")
+STARTED = re.compile(r"^(?:local)?rule (\w+):$")
+JOBID = re.compile(r"^\s+jobid: (\d+)$")
+FINISHED = re.compile(r"^Finished jobid: (\d+)")
+
+
+def course(log: Path) -> pd.DataFrame:
+    """Each job of Snakemake's log: its rule, and its start and end in seconds from the log's first timestamp (the
+    `[date]` line before its `rule X:` block, and before its `Finished jobid: N`)."""
+    first = now = rule = None
+    started, ended = {}, {}
+    for line in log.read_text(errors="replace").splitlines():
+        if stamp := STAMP.match(line):
+            now = datetime.strptime(stamp.group(1), "%a %b %d %H:%M:%S %Y")
+            first = first or now
+        elif begun := STARTED.match(line):
+            rule = begun.group(1)
+        elif (job := JOBID.match(line)) and rule and now:
+            started[int(job.group(1))] = (rule, (now - first).total_seconds())
+            rule = None
+        elif (done := FINISHED.match(line)) and now:
+            ended[int(done.group(1))] = (now - first).total_seconds()
+    return pd.DataFrame([{"rule": r, "start": t, "end": ended.get(j, np.nan)} for j, (r, t) in started.items()])
+
+
+def course_markdown(frame: pd.DataFrame) -> str:
+    by = frame.assign(took=frame["end"] - frame["start"]).groupby("rule").agg(
+        jobs=("start", "size"), first_start=("start", "min"), last_end=("end", "max"), longest=("took", "max"))
+    lines = ["| job kind | jobs | first started (s) | last ended (s) | longest job (s) |", "|---|---|---|---|---|"]
+    for name, row in by.sort_values(["first_start", "last_end"]).iterrows():
+        lines.append(f"| {name} | {int(row['jobs'])} | {row['first_start']:.0f} | {row['last_end']:.0f} | "
+                     f"{row['longest']:.0f} |")
+    return "\n".join(lines)
+
+
 def markdown(t: pd.DataFrame) -> str:
     header = "| job kind | " + " | ".join(t.columns) + " |"
     lines = [header, "|" + "---|" * (len(t.columns) + 1)]
@@ -112,17 +150,21 @@ def main() -> None:
     parser = argparse.ArgumentParser(description=__doc__.splitlines()[0])
     parser.add_argument("logs", type=Path, nargs="+", help="one work/logs directory per run")
     parser.add_argument("--title", action="append", default=[], help="what each run was, in the order of the logs")
+    parser.add_argument("--snakemake-log", action="append", default=[], type=Path,
+                        help="Snakemake's log of each run, in the order of the logs")
     parser.add_argument("--write", action="store_true")
     args = parser.parse_args()
-    if len(args.title) > len(args.logs):
-        parser.error(f"{len(args.title)} titles for {len(args.logs)} runs")
+    for given, name in ((args.title, "titles"), (args.snakemake_log, "Snakemake logs")):
+        if len(given) > len(args.logs):
+            parser.error(f"{len(given)} {name} for {len(args.logs)} runs")
     titles = args.title + [""] * (len(args.logs) - len(args.title))
-    runs = zip(args.logs, titles, strict=True)
+    courses = args.snakemake_log + [None] * (len(args.logs) - len(args.snakemake_log))
     sections = []
-    for logs, title in runs:
+    for logs, title, log in zip(args.logs, titles, courses, strict=True):
         lock = holds(logs)
         sections.append("\n\n".join(filter(None, [title, markdown(table(jobs(logs))),
-                                                    lock_markdown(lock) if len(lock) else ""])))
+                                                    lock_markdown(lock) if len(lock) else "",
+                                                    course_markdown(course(log)) if log else ""])))
     text = "\n\n".join(sections)
     print(text)
     if args.write:
