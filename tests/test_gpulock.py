@@ -84,19 +84,33 @@ def test_the_wait_is_a_phase_of_the_job(tmp_path, monkeypatch):
     assert progress.spent()[progress.WAIT] >= before
 
 
-def _shared_free(lock) -> bool:
-    """Whether another holder could take the lock shared now."""
+def _takeable(lock, flag: int) -> bool:
+    """Whether another holder could take the lock now, shared or exclusively (`flag`)."""
     import fcntl
     import os
 
     fd = os.open(lock, os.O_RDWR | os.O_CREAT)
     try:
-        fcntl.flock(fd, fcntl.LOCK_SH | fcntl.LOCK_NB)
+        fcntl.flock(fd, flag | fcntl.LOCK_NB)
         return True
     except BlockingIOError:
         return False
     finally:
         os.close(fd)
+
+
+def _shared_free(lock) -> bool:
+    """Whether a check could take the lock now."""
+    import fcntl
+
+    return _takeable(lock, fcntl.LOCK_SH)
+
+
+def _exclusive_free(lock) -> bool:
+    """Whether a measurement window could take the lock now."""
+    import fcntl
+
+    return _takeable(lock, fcntl.LOCK_EX)
 
 
 @pytest.mark.parametrize("implementation, device", [("torch", "cuda"), ("cuda", "cuda"), ("compiled", "cpu")])
@@ -160,21 +174,6 @@ def test_torch_compile_autotunes_beside_other_checks_at_a_shape_nothing_measures
         assert fake.seen == [not case.measured], case.name  # alone: no shared holder could take the lock
     assert [c.name for c in cases if c.measured] == ["full", "fresh"] and sweep.measured
     assert {c.name.split(":")[0] for c in cases if not c.measured} == {"small", "edge"}
-
-
-def _exclusive_free(lock) -> bool:
-    """Whether a measurement window could take the lock now."""
-    import fcntl
-    import os
-
-    fd = os.open(lock, os.O_RDWR | os.O_CREAT)
-    try:
-        fcntl.flock(fd, fcntl.LOCK_EX | fcntl.LOCK_NB)
-        return True
-    except BlockingIOError:
-        return False
-    finally:
-        os.close(fd)
 
 
 def compile_graph(lock, fake, seen):
