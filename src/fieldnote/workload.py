@@ -74,8 +74,8 @@ def prepared_each(makers: dict, first: bool = True) -> dict:
 def checksummed(calls: dict) -> None:
     """After a measurement's window, beside other jobs' GPU work (a shared hold): every input set as it was before
     the measurement (Measured.checksum: the first set to the host, a gigabyte at a sweep's largest shapes). Inside the
-    window    this was most of the GELU sweep's 51 s with the GPU to itself, for 12 s of warm-up, verification and timed
-    calls."""
+    window this was most of the GELU sweep's 51 s with the GPU to itself, for 12 s of warm-up, verification and
+    timed calls."""
     from .gpulock import shared
     from .progress import VERIFY, phase
     from .verified import checksum
