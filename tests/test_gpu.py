@@ -242,7 +242,7 @@ def test_compiled_passes_the_gate_at_the_full_shape(tmp_path, monkeypatch, op):
 
 def test_torch_compile_times_its_candidates_through_the_lock(tmp_path, monkeypatch):
     """max-autotune of the matmul from a cold cache, as a check runs it: its candidates' timings each took the GPU
-    alone (gpulock.autotuning_alone), so this torch times them where the lock reaches."""
+    alone (gpulock.autotuning), so this torch times them where the lock reaches."""
     from fieldnote import gpulock
 
     monkeypatch.setenv("TORCHINDUCTOR_CACHE_DIR", str(tmp_path / "inductor"))

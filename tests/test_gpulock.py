@@ -184,11 +184,12 @@ def compile_graph(lock, fake, seen):
     return "graph"
 
 
+@pytest.mark.parametrize("measured", [True, False], ids=["measured shape", "small case"])
 @pytest.mark.parametrize("batches", ["all reached", "one missing"])
-def test_a_compile_holds_nothing_while_inductor_compiles_a_graph(tmp_path, monkeypatch, batches):
-    """Inside COMPILE a window may run (the compile's GPU work is its timings, each alone); around it, the compile's
-    runs hold the lock shared. Where a set of candidates is out of reach (its example inputs would be drawn with no
-    hold), the compile keeps its shared hold."""
+def test_a_compile_holds_nothing_while_inductor_compiles_a_graph(tmp_path, monkeypatch, batches, measured):
+    """Inside COMPILE a window may run (the compile's GPU work is its timings, each alone at a measured shape,
+    shared at a small case's); around it, the compile's runs hold the lock shared. Where a set of candidates is out
+    of reach (its example inputs would be drawn with no hold), the compile keeps its shared hold."""
     lock = str(tmp_path / "gpu.lock")
     monkeypatch.setenv("FIELDNOTE_GPU_LOCK", lock)
     fake = Benchmarker(lock)
@@ -197,11 +198,11 @@ def test_a_compile_holds_nothing_while_inductor_compiles_a_graph(tmp_path, monke
     monkeypatch.setattr(gpulock, "BATCHES", (("fieldnote", "NoSuchSelector", "benchmark_choices"),) * missing)
     monkeypatch.setattr(gpulock, "COMPILE", (__name__, "compile_graph"))
     original, seen = compile_graph, []
-    with gpulock.for_check("compiled", "cuda"):
+    with gpulock.for_check("compiled", "cuda", measured):
         assert not _exclusive_free(lock) and _shared_free(lock)
         assert compile_graph(lock, fake, seen) == "graph"  # the module's name, as inductor calls it
         assert not _exclusive_free(lock) and _shared_free(lock)
-    assert seen == [not missing, not missing] and fake.seen == [False]
+    assert seen == [not missing, not missing] and fake.seen == [not measured]
     assert compile_graph is original and _exclusive_free(lock)
 
 
@@ -254,17 +255,19 @@ def test_a_compile_that_times_while_a_window_waits_goes_after_the_window(tmp_pat
     assert timed[0] >= end
 
 
+@pytest.mark.parametrize("measured", [True, False], ids=["measured shape", "small case"])
 @pytest.mark.parametrize("reach", ["none", "told"])
-def test_an_inductor_out_of_reach_autotunes_with_the_gpu_alone_throughout(tmp_path, monkeypatch, reach):
+def test_an_inductor_out_of_reach_autotunes_with_the_gpu_alone_throughout(tmp_path, monkeypatch, reach, measured):
+    """At a measured shape; at a small case's, shared throughout (as any check)."""
     lock = tmp_path / "gpu.lock"
     monkeypatch.setenv("FIELDNOTE_GPU_LOCK", str(lock))
     if reach == "none":
         monkeypatch.setattr(gpulock, "_inductor_benchmarker", lambda: None)
     else:  # a GPU test found a timing around the benchmarker
         monkeypatch.setenv("FIELDNOTE_AUTOTUNE_ALONE", "compile")
-    with gpulock.for_check("compiled", "cuda"):
-        assert not _shared_free(lock)
-    assert _shared_free(lock)
+    with gpulock.for_check("compiled", "cuda", measured):
+        assert _shared_free(lock) is not measured and not _exclusive_free(lock)
+    assert _exclusive_free(lock)
 
 
 def test_this_torch_times_its_autotuning_through_the_benchmarker_the_lock_wraps():
@@ -372,9 +375,34 @@ def test_a_measurement_prepares_each_subject_in_a_hold_of_its_own(tmp_path, monk
         assert h["taken"] <= when <= h["released"]
 
 
+def test_a_measurement_holds_nothing_while_inductor_compiles_a_subject(tmp_path, monkeypatch):
+    """A torch.compile subject's first call compiles (from inductor's cache, or not): a window waiting meanwhile
+    waits for its uploads and runs, not for the compile (gpulock.for_check, as the compiled check)."""
+    from fieldnote import workload
+
+    lock = str(tmp_path / "gpu.lock")
+    monkeypatch.setenv("FIELDNOTE_GPU_LOCK", lock)
+    fake = Benchmarker(lock)
+    monkeypatch.setattr(gpulock, "_inductor_benchmarker", lambda: fake)
+    monkeypatch.setattr(gpulock, "BATCHES", ())
+    monkeypatch.setattr(gpulock, "COMPILE", (__name__, "compile_graph"))
+    seen, made = [], []
+    monkeypatch.setattr(workload, "first_calls", lambda calls: [call() for call in calls])
+
+    def make(impl):
+        made.append((impl, _exclusive_free(lock), _shared_free(lock)))  # uploads: shared
+        return lambda: compile_graph(lock, fake, seen) if impl == "compiled" else None
+
+    calls = workload.prepared_each({"compiled": lambda: make("compiled"), "cuda": lambda: make("cuda")},
+                                   {"compiled": "compiled", "cuda": "cuda"})
+    assert list(calls) == ["compiled", "cuda"] and made == [("compiled", False, True), ("cuda", False, True)]
+    assert seen == [True, True] and fake.seen == [False]  # unheld while compiling; its one timing alone
+    assert _exclusive_free(lock)
+
+
 def test_the_inputs_are_checksummed_after_the_window_in_a_shared_hold(tmp_path, monkeypatch):
     """A measurement's window holds the GPU alone for the warm-up and the verified timed calls only: the inputs'
-    SHA-256 after them (host copies, a gigabyte a set at a sweep's largest shapes) waits until it is released. On
+    checksum after them (host copies, a gigabyte a set at a sweep's largest shapes) waits until it is released. On
     the CPU with a real verified call; the CUDA profiler's start and stop, NVTX and the synchronize are no-ops."""
     import contextlib
     import json
@@ -398,10 +426,13 @@ def test_the_inputs_are_checksummed_after_the_window_in_a_shared_hold(tmp_path, 
     monkeypatch.setattr(workload, "prepare_drawn", lambda *a: call)
     summed = []
     monkeypatch.setattr(Measured, "checksum", lambda self: summed.append(time.time()))
-    subjects = {"cuda@8x16": {"implementation": "cuda", "shape": {"rows": 8, "cols": 16}, "seed": 0,
-                              "variant": None, "cubin": None}}
+    subjects = {f"cuda@8x{cols}": {"implementation": "cuda", "shape": {"rows": 8, "cols": cols}, "seed": 0,
+                                   "variant": None, "cubin": None} for cols in (16, 32)}
     profile_range(Job("gelu", subjects, "", {}, iterations=3, warmup=2, tolerance={"rtol": 1e-4, "atol": 1e-4}))
     holds = [json.loads(line) for line in trace.read_text().splitlines()]
-    assert [h["mode"] for h in holds] == ["shared", "alone", "shared"] and call.calls == 3  # every timed call verified
-    window, after = holds[1], holds[2]
-    assert len(summed) == 1 and window["released"] <= after["taken"] <= summed[0] <= after["released"]
+    assert [h["mode"] for h in holds] == ["shared", "shared", "alone", "shared", "shared"]
+    assert call.calls == 2 * 3  # every timed call verified
+    window, after = holds[2], holds[3:]
+    assert len(summed) == 2 and window["released"] <= after[0]["taken"]
+    for when, h in zip(summed, after, strict=True):  # each subject's checksum in a hold of its own
+        assert h["taken"] <= when <= h["released"]

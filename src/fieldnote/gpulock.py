@@ -112,13 +112,14 @@ def alone(implementation: str, device: str = "cuda", measured: bool = True) -> b
 
 
 def for_check(implementation: str, device: str = "cuda", measured: bool = True):
-    """The lock a check holds: shared, with torch.compile's autotuning timings alone where `alone` says so; none on
-    the CPU."""
+    """The lock GPU work of an implementation holds (a check's case, a measurement's preparation and first call):
+    shared; for torch.compile's, none while inductor compiles and its autotuning timings alone where `alone` says so,
+    shared elsewhere (`autotuning`); none on the CPU."""
     from contextlib import nullcontext
 
     if device != "cuda":
         return nullcontext()
-    return autotuning_alone() if alone(implementation, device, measured) else shared()
+    return autotuning(alone(implementation, device, measured)) if implementation == "compiled" else shared()
 
 
 def per_case(implementation: str, device: str = "cuda"):
@@ -203,15 +204,19 @@ def _wrapped(raw, wrap):
 
 
 @contextmanager
-def autotuning_alone():
-    """torch.compile's check: the lock shared while it runs on the GPU, none while inductor compiles a graph on the
-    CPU (COMPILE), and alone for each timing of a candidate kernel or set of candidates (BATCHES), the hold
-    converted and back. While one compile waits for its turn to time, it holds nothing, so two compiles never wait
-    for each other. With an inductor whose timings cannot be reached, or with FIELDNOTE_AUTOTUNE_ALONE=compile
-    (where a GPU test found a timing that went around the benchmarker), alone throughout."""
+def autotuning(timings_alone: bool = True):
+    """torch.compile's GPU work: the lock shared while it runs on the GPU, none while inductor compiles a graph on
+    the CPU (COMPILE), and for each timing of a candidate kernel or set of candidates (BATCHES) alone where
+    `timings_alone`, else shared, the hold converted and back. While one compile waits for its turn to time, it
+    holds nothing, so two compiles never wait for each other; nor does a window wait for a compile at a shape that
+    is not measured (the matmul's small cases held the GPU shared 23 s each while they compiled and autotuned, and
+    every other check and window waited behind a turn alone that waited for them: 47 s of an h200-001 copy's run,
+    2026-12-03). With an inductor whose timings cannot be reached, or with FIELDNOTE_AUTOTUNE_ALONE=compile (where a
+    GPU test found a timing that went around the benchmarker), alone throughout where `timings_alone`, else
+    shared."""
     benchmarker = _inductor_benchmarker()
     if benchmarker is None or os.environ.get("FIELDNOTE_AUTOTUNE_ALONE") == "compile":
-        with exclusive():
+        with exclusive() if timings_alone else shared():
             yield
         return
     fd = os.open(path(), os.O_RDWR | os.O_CREAT, 0o666)
@@ -220,7 +225,7 @@ def autotuning_alone():
 
     def wanted():
         if state["timing"]:
-            return fcntl.LOCK_EX
+            return fcntl.LOCK_EX if timings_alone else fcntl.LOCK_SH
         return None if state["compiling"] else fcntl.LOCK_SH
 
     def counted(key: str, step: int) -> None:

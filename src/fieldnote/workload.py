@@ -54,16 +54,18 @@ def first_calls(calls) -> None:
         torch.cuda.synchronize()
 
 
-def prepared_each(makers: dict, first: bool = True) -> dict:
+def prepared_each(makers: dict, implementations: dict, first: bool = True) -> dict:
     """Each maker's call made (inputs uploaded, kernels loaded) and, where `first`, called once (first_calls), in
-    a shared hold of the GPU lock of its own (gpulock): a measurement window waiting for the GPU then waits for one
-    subject's preparation, not for all of a job's (29 s once, for a sweep's)."""
-    from .gpulock import shared
+    a hold of the GPU lock of its own (gpulock.for_check: shared, and none while inductor compiles a torch.compile
+    subject): a measurement window waiting for the GPU then waits for one subject's GPU work, not for all of a job's
+    (29 s once, for a sweep's), nor for a compile (a compiled subject's preparation held the GPU 7 to 10 s in each
+    measurement job of an h200-001 copy, 2026-12-03). `implementations`: each maker's, by name."""
+    from .gpulock import for_check
     from .progress import PREPARE, phase
 
     calls = {}
     for name, make in makers.items():
-        with shared():
+        with for_check(implementations[name]):
             with phase(PREPARE):
                 calls[name] = make()
             if first:
@@ -72,17 +74,19 @@ def prepared_each(makers: dict, first: bool = True) -> dict:
 
 
 def checksummed(calls: dict) -> None:
-    """After a measurement's window, beside other jobs' GPU work (a shared hold): every input set as it was before
-    the measurement (Measured.checksum: the first set to the host, a gigabyte at a sweep's largest shapes). Inside the
-    window this was most of the GELU sweep's 51 s with the GPU to itself, for 12 s of warm-up, verification and
-    timed calls."""
+    """After a measurement's window, beside other jobs' GPU work: every input set as it was before the measurement
+    (Measured.checksum: the first set to the host, a gigabyte at a sweep's largest shapes), each call's in a shared
+    hold of its own, so that a window waits for one copy to the host, not a sweep's (17.7 s for the GELU's 32
+    points, 2026-12-03). Inside the window this was most of the GELU sweep's 51 s with the GPU to itself, for 12 s
+    of warm-up, verification and timed calls."""
     from .gpulock import shared
     from .progress import VERIFY, phase
     from .verified import checksum
 
-    with shared():
-        with phase(VERIFY):
-            checksum(calls)
+    for name, call in calls.items():
+        with shared():
+            with phase(VERIFY):
+                checksum({name: call})
 
 
 @functools.cache

@@ -1,11 +1,13 @@
 # The size sweep (namespaces with `sweep:`): every implementation at each listed shape, checked (a job per shape:
-# torch.compile compiles and autotunes each shape, and the shapes compile side by side), then captured in one
+# torch.compile compiles and autotunes each shape, and the shapes compile side by side; beside the op's checks at its
+# seed shape, which only the measurements wait for), then captured in one
 # profiled session per op; the sweep table sets the kernel times against the roofline.
 
 
 rule sweep_check:
     input:
-        unpack(sweep_inputs),
+        unpack(sweep_check_inputs),
+        gpu=ancient("work/{ns}/gpu.json"),  # as check_gpu's: without a GPU, the probe's one message stops the run
         code=lambda w: code_of("sweep_check", w.op),
     output:
         "work/{ns}/sweep/{op}/checks/{shape}.parquet",

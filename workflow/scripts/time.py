@@ -25,7 +25,8 @@ def main(snakemake):
     calls = workload.prepared_each({name: partial(workload.prepare, w.op, s["implementation"], snakemake.input.npz,
                                                   p.op["shape"], s["variant"], s["cubin"], p.op["tolerance"],
                                                   f"{w.ns}: {w.op} / {name} at {shape}")
-                                    for name, s in subjects.items()})
+                                    for name, s in subjects.items()},
+                                   {name: s["implementation"] for name, s in subjects.items()})
     state = gpu.State()
     with gpulock.exclusive():  # warm-up and every timed call with the GPU to itself
         eager, states = timing.spans(calls, t["rounds"], t["iterations"], t["warmup"], timing.EventClock(), state)

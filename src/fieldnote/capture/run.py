@@ -66,7 +66,7 @@ class L2Flush:
 
 def prepared(job: Job) -> tuple[dict, dict]:
     """(every subject's measured call, the ceiling's copies by configuration), each called once (the first call
-    compiles, autotunes or JITs what does so), beside other jobs' GPU work: one subject a shared hold
+    compiles, autotunes or JITs what does so), beside other jobs' GPU work: one subject a hold of its own
     (workload.prepared_each), the copies one more."""
     with phase(PREPARE):
         from .. import workload
@@ -85,7 +85,8 @@ def prepared(job: Job) -> tuple[dict, dict]:
         return lambda: workload.prepare(job.op, s["implementation"], job.npz, job.shape, s["variant"], s["cubin"],
                                         job.tolerance, what)
 
-    calls = workload.prepared_each({name: make(name, s) for name, s in job.subjects.items()}, bool(job.warmup))
+    calls = workload.prepared_each({name: make(name, s) for name, s in job.subjects.items()},
+                                   {name: s["implementation"] for name, s in job.subjects.items()}, bool(job.warmup))
     copies = {}
     if job.ceiling:
         with shared():
