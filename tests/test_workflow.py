@@ -54,8 +54,9 @@ def test_gpu_jobs_start_in_the_order_that_keeps_the_gpu_busy(project: Path):
     compiled check, take turns with the compiled checks one at a time (the h200-001 run of 2026-11-29: 1100 s and
     more); the other checks and the sanitizer runs, which gate the measurements and hold the GPU shared for seconds,
     before the measurements (behind them, a mage-006 copy's layer norm waited until 82 s of 176 for its sanitizer);
-    a measurement before the sweep checks left (in the h200-002 run of 2026-12-02 they held every slot for minutes
-    while the timings waited), and the matmul's sweep checks (the longest) before the other ops'."""
+    the sweep checks after the checks and before the measurements (behind them, an h200-001 copy's GELU sweep checks
+    started at 200 s of 336, and its sweep capture, the last job, waited for them), and the matmul's (the longest)
+    before the other ops'. Since they wait only for the op's kernels, a sweep check is ready before any measurement."""
     to_measure(project, "h200-001")
     run = snakemake(project, "-n", "--cores", "14", "results/h200-001")
     assert run.returncode == 0, run.stderr
@@ -67,10 +68,28 @@ def test_gpu_jobs_start_in_the_order_that_keeps_the_gpu_busy(project: Path):
     measurements = [p for rule in ("time", "capture", "capture_counters", "sweep_capture") for p in ranks[rule]]
     assert min(ranks["check_gpu[compiled]"]) > max(ranks["check_gpu"])
     assert min(ranks["check_gpu"] + ranks["sanitize"]) > max(measurements)
-    assert max(ranks["check_gpu"]) > max(ranks["sweep_check"]) and min(measurements) > max(ranks["sweep_check"])
+    assert min(ranks["check_gpu"] + ranks["sanitize"]) > max(ranks["sweep_check"])
+    assert min(ranks["sweep_check"]) > max(measurements)
     sweeps = re.findall(r"^rule sweep_check:\n(?:    .*\n)*?    wildcards: .*op=(\w+), shape=[0-9x]+\n"
                         r"    priority: (\d+)", run.stdout, re.MULTILINE)
     assert max(sweeps, key=lambda s: int(s[1]))[0] == "matmul"  # the most arithmetic, the longest autotuning
+
+
+def test_a_sweep_check_waits_for_the_kernels_and_the_sweep_capture_for_every_check(project: Path):
+    """A sweep check is a check and times nothing: it needs the op's kernels, not the op's checks at its seed shape
+    nor the sanitizer's, so it runs beside them; the sweep capture, which times, waits for all of them."""
+    to_measure(project, "h200-001")
+    run = snakemake(project, "-n", "--cores", "14", "results/h200-001")
+    assert run.returncode == 0, run.stderr
+    inputs = {rule: [] for rule in ("sweep_check", "sweep_capture")}
+    for rule, listed in re.findall(r"^rule (sweep_check|sweep_capture):\n    input: (.*)$", run.stdout, re.MULTILINE):
+        inputs[rule].append(listed.split(", "))
+    assert len(inputs["sweep_check"]) == 30 and len(inputs["sweep_capture"]) == 5
+    for files in inputs["sweep_check"]:
+        assert any(f.endswith(".cubin") for f in files) and "work/h200-001/gpu.json" in files
+        assert not any("/check/gpu/" in f or "/sanitize/" in f for f in files), files
+    for files in inputs["sweep_capture"]:
+        assert {"check", "sanitize", "sweep"} <= {f.split("/")[2] for f in files if f.startswith("work/h200-001/")}
 
 
 @pytest.mark.parametrize("gpus", [1, 2, 3])
