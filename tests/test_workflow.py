@@ -54,9 +54,9 @@ def test_gpu_jobs_start_in_the_order_that_keeps_the_gpu_busy(project: Path):
     compiled check, take turns with the compiled checks one at a time (the h200-001 run of 2026-11-29: 1100 s and
     more); the other checks and the sanitizer runs, which gate the measurements and hold the GPU shared for seconds,
     before the measurements (behind them, a mage-006 copy's layer norm waited until 82 s of 176 for its sanitizer);
-    the sweep checks after the checks and before the measurements (behind them, an h200-001 copy's GELU sweep checks
-    started at 200 s of 336, and its sweep capture, the last job, waited for them), and the matmul's (the longest)
-    before the other ops'. Since they wait only for the op's kernels, a sweep check is ready before any measurement."""
+    a measurement before the sweep checks left (in the h200-002 run of 2026-12-02 they held every slot for minutes
+    while the timings waited; ahead of the measurements, an h200-001 copy took 358 s instead of 336, 2026-12-03),
+    and the matmul's sweep checks (the longest) before the other ops'."""
     to_measure(project, "h200-001")
     run = snakemake(project, "-n", "--cores", "14", "results/h200-001")
     assert run.returncode == 0, run.stderr
@@ -68,8 +68,7 @@ def test_gpu_jobs_start_in_the_order_that_keeps_the_gpu_busy(project: Path):
     measurements = [p for rule in ("time", "capture", "capture_counters", "sweep_capture") for p in ranks[rule]]
     assert min(ranks["check_gpu[compiled]"]) > max(ranks["check_gpu"])
     assert min(ranks["check_gpu"] + ranks["sanitize"]) > max(measurements)
-    assert min(ranks["check_gpu"] + ranks["sanitize"]) > max(ranks["sweep_check"])
-    assert min(ranks["sweep_check"]) > max(measurements)
+    assert max(ranks["check_gpu"]) > max(ranks["sweep_check"]) and min(measurements) > max(ranks["sweep_check"])
     sweeps = re.findall(r"^rule sweep_check:\n(?:    .*\n)*?    wildcards: .*op=(\w+), shape=[0-9x]+\n"
                         r"    priority: (\d+)", run.stdout, re.MULTILINE)
     assert max(sweeps, key=lambda s: int(s[1]))[0] == "matmul"  # the most arithmetic, the longest autotuning

@@ -61,16 +61,16 @@ def gpu_slot(rank, name_of=None):
 
 
 # The order of GPU jobs: Snakemake starts the ready jobs of the largest summed priority. The compiled checks
-# (autotuning alone, the longest) come first, then the other checks and compute-sanitizer, then the sweep checks,
-# then the measurements. The checks and sanitizer runs go before the measurements because they gate them and hold the
+# (autotuning alone, the longest) come first, then the other checks and compute-sanitizer, then the measurements,
+# then the sweep checks. The checks and sanitizer runs go before the measurements because they gate them and hold the
 # GPU shared for seconds: behind the measurements, the last two of the layer norm's seven sanitizer runs started at
 # 70 and 82 s of a 176 s mage-006 copy, its captures waited for them, and windows waited 26 s for sanitizer runs to
-# let the GPU go (2026-12-02). The sweep checks go before the measurements since they no longer wait for the op's
-# checks (sweep_check_inputs): behind the measurements, which hold their slots while their windows wait, the first
-# started at 100 s of an h200-001 copy's 336 and the GELU's at 200 to 225, and its sweep capture, the run's last
-# job, waited for them (2026-12-03). They take PRIORITY_SWEEP_CHECK and up, one more for each op ahead of them
-# (sweep.smk).
-PRIORITY_COMPILED_CHECK, PRIORITY_CHECK, PRIORITY_SWEEP_CHECK, PRIORITY_MEASUREMENT = 50, 30, 21, 20
+# let the GPU go (2026-12-02). A measurement job, once ready, goes before the sweep checks left: its window is short
+# and on the way to the note. Sweep checks ahead of the measurements were tried on an h200-001 copy (2026-12-03):
+# they started no sooner (the checks held the slots until 77 s, the host's 16 cores busy throughout), the
+# measurements started at 185 s instead of 70, and the run took 358 s instead of 336. The sweep checks take
+# PRIORITY_SWEEP_CHECK and up, one more for each op ahead of them (sweep.smk).
+PRIORITY_COMPILED_CHECK, PRIORITY_CHECK, PRIORITY_MEASUREMENT, PRIORITY_SWEEP_CHECK = 50, 30, 20, 1
 CEILING_SOURCE = "kernels/ceiling/stream.cu"  # the copies timed beside each op (ceiling.py)
 
 

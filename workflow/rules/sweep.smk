@@ -1,7 +1,7 @@
 # The size sweep (namespaces with `sweep:`): every implementation at each listed shape, checked (a job per shape:
-# torch.compile compiles and autotunes each shape, and the shapes compile side by side; beside the op's checks at its
-# seed shape, which only the measurements wait for), then captured in one
-# profiled session per op; the sweep table sets the kernel times against the roofline.
+# torch.compile compiles and autotunes each shape, and the shapes compile side by side; it needs the op's kernels,
+# not its checks at the seed shape, which gate the measurements), then captured in one profiled session per op; the
+# sweep table sets the kernel times against the roofline.
 
 
 rule sweep_check:

@@ -1,0 +1,70 @@
+"""The CPU a compiled check costs, with inductor's compile workers and without: one op's compiled check (as the
+pipeline runs it, from a cold inductor cache) in a fresh process per setting of TORCHINDUCTOR_COMPILE_THREADS,
+its wall time and the host's CPU time meanwhile (/proc/stat: the compile workers are other processes). Run on an
+otherwise idle GPU host; prints a Markdown table.
+
+    python tools/compile_cpu.py OP[:CASES] ... [--threads DEFAULT,1]
+
+CASES: `all` (every case of the check) or `full` (the namespace shape's only)."""
+from __future__ import annotations
+
+import argparse
+import os
+import subprocess
+import sys
+import tempfile
+import time
+from pathlib import Path
+
+ROOT = Path(__file__).resolve().parents[1]
+CHILD = """
+import sys
+from fieldnote import check, gpulock
+from fieldnote.implementations import runner
+op, which = sys.argv[1], sys.argv[2]
+full = {"matmul": {"m": 1024, "n": 1024, "k": 1024}, "gelu": {"rows": 4096, "cols": 768},
+        "layernorm": {"rows": 4096, "cols": 768}}[op]
+cases = check.cases(op, full, 20260910, None, small_only=False)
+cases = [c for c in cases if c.name == "full"] if which == "full" else cases
+table = check.run_checks(runner(op, "compiled"), op, "compiled", "cuda", cases, {"rtol": 1e-4, "atol": 1e-4},
+                         hold=gpulock.per_case("compiled"))
+assert table["passed"].all()
+"""
+
+
+def busy() -> float:
+    """The host's CPU seconds not idle so far (every core's)."""
+    fields = [int(v) for v in Path("/proc/stat").read_text().splitlines()[0].split()[1:9]]
+    return (sum(fields) - fields[3] - fields[4]) / os.sysconf("SC_CLK_TCK")
+
+
+def measure(op: str, which: str, threads: str) -> tuple[float, float]:
+    env = dict(os.environ, PYTHONPATH=f"{ROOT / 'src'}:{os.environ.get('PYTHONPATH', '')}")
+    env.pop("TORCHINDUCTOR_COMPILE_THREADS", None)
+    if threads != "default":
+        env["TORCHINDUCTOR_COMPILE_THREADS"] = threads
+    with tempfile.TemporaryDirectory() as cache:
+        env["TORCHINDUCTOR_CACHE_DIR"], env["TRITON_CACHE_DIR"] = cache, f"{cache}/triton"
+        env["FIELDNOTE_GPU_LOCK"] = f"{cache}/gpu.lock"
+        cpu, start = busy(), time.monotonic()
+        subprocess.run([sys.executable, "-c", CHILD, op, which], env=env, check=True, stdout=subprocess.DEVNULL)
+        wall = time.monotonic() - start
+        time.sleep(1)  # compile workers that outlive the check still count
+        return wall, busy() - cpu
+
+
+def main() -> None:
+    parser = argparse.ArgumentParser()
+    parser.add_argument("ops", nargs="+")
+    parser.add_argument("--threads", default="default,1")
+    args = parser.parse_args()
+    print("| op | cases | TORCHINDUCTOR_COMPILE_THREADS | wall (s) | host CPU (s) |\n|---|---|---|---|---|")
+    for item in args.ops:
+        op, _, which = item.partition(":")
+        for threads in args.threads.split(","):
+            wall, cpu = measure(op, which or "all", threads)
+            print(f"| {op} | {which or 'all'} | {threads} | {wall:.1f} | {cpu:.1f} |", flush=True)
+
+
+if __name__ == "__main__":
+    main()
