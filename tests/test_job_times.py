@@ -61,3 +61,21 @@ def test_the_lock_table_finds_the_drains_and_who_held_the_gpu_during_them(tmp_pa
     assert table.loc["sweep_check", "held shared during drains (s)"] == 2.0
     assert table.loc["check_gpu", "held shared during drains (s)"] == 0.0
     assert table.loc["capture", "waited (s)"] == 2.0 and table.loc["time", "held alone (s)"] == 1.0
+
+
+def test_the_cpu_table_says_how_many_cores_were_busy_in_each_half_minute(tmp_path):
+    """Samples of /proc/stat's first line every 10 s on a host of 4 cores: all four busy for the first 30 s, one
+    for the next 30 (idle and I/O wait are not busy), and a last line cut short by the sampler's stop ignored."""
+    import importlib.util
+
+    spec = importlib.util.spec_from_file_location("job_times", ROOT / "tools" / "job_times.py")
+    tool = importlib.util.module_from_spec(spec)
+    spec.loader.exec_module(tool)
+    lines, user, idle = ["cores 4"], 0, 0
+    for step in range(7):  # at 0, 10, ... 60 s; each 10 s is 40 core-seconds, 4000 jiffies
+        lines.append(f"{1000 + 10 * step} cpu {user} 0 0 {idle} 0 0 0 0 0 0")
+        user, idle = (user + 4000, idle) if step < 3 else (user + 1000, idle + 3000)
+    (tmp_path / "cpu.txt").write_text("\n".join([*lines, "1070 cpu 1"]) + "\n")
+    frame = tool.cpu_busy(tmp_path / "cpu.txt")
+    assert list(frame["from (s)"]) == [0, 30] and list(frame["cores busy"]) == [4.0, 1.0]
+    assert "| 30 | 60 | 1.0 |" in tool.cpu_markdown(frame)

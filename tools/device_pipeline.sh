@@ -16,7 +16,8 @@ mkdir -p work/logs
 export FIELDNOTE_GPU_TRACE=$PWD/work/logs/gpulock.jsonl  # every hold of the GPU lock (its table in job_times.py)
 start=$SECONDS
 # the host's CPU time every 5 s (/proc/stat's first line, after the time): how busy its cores were along the run
-(while :; do echo "$(date +%s) $(head -1 /proc/stat)"; sleep 5; done) > "$OUT/cpu.txt" & sampler=$!
+echo "cores $(nproc)" > "$OUT/cpu.txt"
+(while :; do echo "$(date +%s) $(head -1 /proc/stat)"; sleep 5; done) >> "$OUT/cpu.txt" & sampler=$!
 timeout -k 10 -s INT "$limit" snakemake --cores 14 --keep-going --rerun-incomplete "results/$ns.tar.gz" \
     > "$OUT/snakemake.log" 2>&1
 echo "snakemake rc=$? after $((SECONDS - start)) s"
@@ -24,6 +25,6 @@ kill "$sampler"
 if cp "results/$ns.tar.gz" "$OUT/" 2>/dev/null; then python -m fieldnote.show "results/$ns" > "$OUT/tables.txt" 2>&1; fi
 python tools/device_state.py save "$OUT"  # work/'s tables are in it too
 tar czf "$OUT/logs.tar.gz" work/logs work/benchmarks 2>/dev/null
-python tools/job_times.py work/logs --snakemake-log "$OUT/snakemake.log" > "$OUT/job_times.md" 2>&1
+python tools/job_times.py work/logs --snakemake-log "$OUT/snakemake.log" --cpu "$OUT/cpu.txt" > "$OUT/job_times.md" 2>&1
 grep -E "^Error in rule|check failed|FAILED" "$OUT/snakemake.log" | sort | uniq -c | head -20
 grep "steps (" "$OUT/snakemake.log" | tail -1

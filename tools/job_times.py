@@ -5,9 +5,11 @@ the run traced its GPU lock (`gpulock.jsonl` beside the logs, FIELDNOTE_GPU_TRAC
 the GPU held shared, held alone and waited for; and the run's time with the GPU alone, and with a window waiting
 while others held it shared (a drain: the GPU then runs only what the shared holders give it), with who held it
 during the drains. With Snakemake's own log of the run (--snakemake-log), the course of the run: per job kind,
-when its first job started and its last ended, from the run's start.
+when its first job started and its last ended, from the run's start. With the host's CPU time sampled along the run
+(--cpu, the `cores N` line and then `EPOCH cpu ...` lines of /proc/stat that device_pipeline.sh writes), how many of
+its cores were busy, on average, in each 30 s of the run.
 
-    python tools/job_times.py WORK_LOGS_DIR... [--title TEXT]... [--snakemake-log LOG]... [--write]
+    python tools/job_times.py WORK_LOGS_DIR... [--title TEXT]... [--snakemake-log LOG]... [--cpu FILE]... [--write]
 """
 from __future__ import annotations
 
@@ -137,6 +139,34 @@ def course_markdown(frame: pd.DataFrame) -> str:
     return "\n".join(lines)
 
 
+def cpu_busy(samples: Path, every: float = 30.0) -> pd.DataFrame:
+    """The host's busy cores (not idle nor waiting for I/O), on average, in each `every` seconds from the first
+    sample: each interval between two samples counted in the bin it ends in."""
+    lines = samples.read_text().splitlines()
+    cores = int(lines[0].split()[1])
+    stamps, busy, total = [], [], []
+    for line in lines[1:]:
+        fields = line.split()
+        if len(fields) < 10 or fields[1] != "cpu":
+            continue  # a line cut short when the sampler was stopped
+        jiffies = [int(v) for v in fields[2:10]]
+        stamps.append(float(fields[0]))
+        total.append(sum(jiffies))
+        busy.append(sum(jiffies) - jiffies[3] - jiffies[4])
+    frame = pd.DataFrame({"end": np.array(stamps[1:]) - stamps[0], "busy": np.diff(busy), "total": np.diff(total)})
+    frame["bin"] = ((frame["end"] - 1e-9) // every).astype(int)
+    summed = frame.groupby("bin")[["busy", "total"]].sum()
+    return pd.DataFrame({"from (s)": summed.index * every, "to (s)": (summed.index + 1) * every,
+                         "cores busy": cores * summed["busy"] / summed["total"], "of": cores})
+
+
+def cpu_markdown(frame: pd.DataFrame) -> str:
+    lines = [f"| from (s) | to (s) | cores busy, of {int(frame['of'].iloc[0])} |", "|---|---|---|"]
+    for _, row in frame.iterrows():
+        lines.append(f"| {row['from (s)']:.0f} | {row['to (s)']:.0f} | {row['cores busy']:.1f} |")
+    return "\n".join(lines)
+
+
 def markdown(t: pd.DataFrame) -> str:
     header = "| job kind | " + " | ".join(t.columns) + " |"
     lines = [header, "|" + "---|" * (len(t.columns) + 1)]
@@ -152,19 +182,23 @@ def main() -> None:
     parser.add_argument("--title", action="append", default=[], help="what each run was, in the order of the logs")
     parser.add_argument("--snakemake-log", action="append", default=[], type=Path,
                         help="Snakemake's log of each run, in the order of the logs")
+    parser.add_argument("--cpu", action="append", default=[], type=Path,
+                        help="the host's CPU samples of each run, in the order of the logs")
     parser.add_argument("--write", action="store_true")
     args = parser.parse_args()
-    for given, name in ((args.title, "titles"), (args.snakemake_log, "Snakemake logs")):
+    for given, name in ((args.title, "titles"), (args.snakemake_log, "Snakemake logs"), (args.cpu, "CPU samples")):
         if len(given) > len(args.logs):
             parser.error(f"{len(given)} {name} for {len(args.logs)} runs")
     titles = args.title + [""] * (len(args.logs) - len(args.title))
     courses = args.snakemake_log + [None] * (len(args.logs) - len(args.snakemake_log))
+    samples = args.cpu + [None] * (len(args.logs) - len(args.cpu))
     sections = []
-    for logs, title, log in zip(args.logs, titles, courses, strict=True):
+    for logs, title, log, cpu in zip(args.logs, titles, courses, samples, strict=True):
         lock = holds(logs)
         sections.append("\n\n".join(filter(None, [title, markdown(table(jobs(logs))),
                                                     lock_markdown(lock) if len(lock) else "",
-                                                    course_markdown(course(log)) if log else ""])))
+                                                    course_markdown(course(log)) if log else "",
+                                                    cpu_markdown(cpu_busy(cpu)) if cpu else ""])))
     text = "\n\n".join(sections)
     print(text)
     if args.write:
