@@ -7,7 +7,8 @@ while others held it shared (a drain: the GPU then runs only what the shared hol
 during the drains. With Snakemake's own log of the run (--snakemake-log), the course of the run: per job kind,
 when its first job started and its last ended, from the run's start. With the host's CPU time sampled along the run
 (--cpu, the `cores N` line and then `EPOCH cpu ...` lines of /proc/stat that device_pipeline.sh writes), how many of
-its cores were busy, on average, in each 30 s of the run.
+its cores were busy, on average, in each 30 s of the run. Where the jobs' `benchmark:` records lie beside the logs
+(work/benchmarks), the CPU time Snakemake measured for each job kind (its processes' user and system time).
 
     python tools/job_times.py WORK_LOGS_DIR... [--title TEXT]... [--snakemake-log LOG]... [--cpu FILE]... [--write]
 """
@@ -52,6 +53,29 @@ def table(frame: pd.DataFrame) -> pd.DataFrame:
     out = out.sort_values("wall (s)", ascending=False)
     total = out.sum(numeric_only=True).rename("all jobs")
     return pd.concat([out, total.to_frame().T])
+
+
+def benchmarked(logs: Path) -> pd.DataFrame:
+    """Per job kind, from the `benchmark:` records beside the logs (work/benchmarks/RULE/...tsv): jobs, wall and
+    CPU seconds summed, and CPU seconds per wall second; empty where there are none."""
+    rows = [{"rule": tsv.relative_to(logs.parent / "benchmarks").parts[0],
+             **pd.read_csv(tsv, sep="\t").iloc[-1][["s", "cpu_time"]].to_dict()}
+            for tsv in sorted((logs.parent / "benchmarks").rglob("*.tsv"))]
+    if not rows:
+        return pd.DataFrame()
+    grouped = pd.DataFrame(rows).groupby("rule")
+    out = pd.DataFrame({"jobs": grouped.size(), "wall (s)": grouped["s"].sum(), "CPU (s)": grouped["cpu_time"].sum()})
+    out = out.sort_values("CPU (s)", ascending=False)
+    out = pd.concat([out, out.sum(numeric_only=True).rename("all benchmarked jobs").to_frame().T])
+    return out.assign(**{"CPU per wall second": out["CPU (s)"] / out["wall (s)"]})
+
+
+def benchmarked_markdown(frame: pd.DataFrame) -> str:
+    lines = ["| job kind (`benchmark:`) | jobs | wall (s) | CPU (s) | CPU per wall second |", "|---|---|---|---|---|"]
+    for name, row in frame.iterrows():
+        lines.append(f"| {name} | {int(row['jobs'])} | {row['wall (s)']:.1f} | {row['CPU (s)']:.1f} | "
+                     f"{row['CPU per wall second']:.2f} |")
+    return "\n".join(lines)
 
 
 def holds(logs: Path) -> pd.DataFrame:
@@ -194,8 +218,9 @@ def main() -> None:
     samples = args.cpu + [None] * (len(args.logs) - len(args.cpu))
     sections = []
     for logs, title, log, cpu in zip(args.logs, titles, courses, samples, strict=True):
-        lock = holds(logs)
+        lock, cpu_of_jobs = holds(logs), benchmarked(logs)
         sections.append("\n\n".join(filter(None, [title, markdown(table(jobs(logs))),
+                                                    benchmarked_markdown(cpu_of_jobs) if len(cpu_of_jobs) else "",
                                                     lock_markdown(lock) if len(lock) else "",
                                                     course_markdown(course(log)) if log else "",
                                                     cpu_markdown(cpu_busy(cpu)) if cpu else ""])))
