@@ -1,6 +1,7 @@
 """On the GPU: every op x implementation through the gate, and the gate catching the broken pipeline."""
 import dataclasses
 import functools
+from pathlib import Path
 
 import pytest
 from conftest import ROOT
@@ -266,6 +267,46 @@ def gpu_work_outside(trace: dict, holds: list[dict], slack_us: float) -> tuple[l
     return outside, work
 
 
+def gpu_work_outside_the_holds(tmp_path, run) -> tuple[object, list[dict], list[dict], list[dict]]:
+    """`run()` under torch.profiler with every hold of the GPU lock traced: (its result, the kernels, copies and
+    fills outside every hold, all of them, the holds). The trace's clock is checked against the host's first (a
+    range bracketed by time.time_ns())."""
+    import json
+    import os
+    import time
+
+    import torch
+    from torch.profiler import ProfilerActivity, profile
+
+    holds_file = Path(os.environ["FIELDNOTE_GPU_TRACE"])
+    holds_file.unlink(missing_ok=True)
+    with profile(activities=[ProfilerActivity.CPU, ProfilerActivity.CUDA]) as prof:
+        before = time.time_ns()
+        with torch.profiler.record_function("fieldnote-clock"):
+            time.sleep(0.001)
+        after = time.time_ns()
+        result = run()
+    prof.export_chrome_trace(str(tmp_path / "trace.json"))
+    trace = json.loads((tmp_path / "trace.json").read_text())
+    clock = next(e for e in trace["traceEvents"] if e.get("name") == "fieldnote-clock")
+    assert before <= trace["baseTimeNanoseconds"] + clock["ts"] * 1e3 <= after, "the trace's clock is not the host's"
+    holds = [json.loads(line) for line in holds_file.read_text().splitlines()]
+    outside, work = gpu_work_outside(trace, holds, slack_us=100)
+    return result, outside, work, holds
+
+
+def traced_lock(tmp_path, monkeypatch) -> None:
+    """A cold inductor cache, a lock and a trace of its holds of this test's own."""
+    monkeypatch.setenv("TORCHINDUCTOR_CACHE_DIR", str(tmp_path / "inductor"))
+    monkeypatch.setenv("FIELDNOTE_GPU_LOCK", str(tmp_path / "gpu.lock"))
+    monkeypatch.setenv("FIELDNOTE_GPU_TRACE", str(tmp_path / "holds.jsonl"))
+
+
+def described(outside: list[dict], work: list[dict], holds: list[dict]) -> str:
+    return f"{len(outside)} of {len(work)} GPU activities outside the {len(holds)} holds: " + ", ".join(
+        sorted({e["name"][:60] for e in outside}))
+
+
 @pytest.mark.parametrize("op, full", [("layernorm", {"rows": 2048, "cols": 768}),
                                       ("matmul", {"m": 384, "n": 384, "k": 384})])
 def test_every_gpu_activity_of_a_compiled_check_is_inside_one_of_its_holds(tmp_path, monkeypatch, op, full):
@@ -273,35 +314,36 @@ def test_every_gpu_activity_of_a_compiled_check_is_inside_one_of_its_holds(tmp_p
     max-autotune's example inputs for a matrix product, every case), under torch.profiler, with every hold of the
     GPU lock traced: each kernel, copy and fill of this process ran on the GPU inside one of them, so no measurement
     window could have overlapped it, though the compile gives its hold up while inductor compiles
-    (gpulock.COMPILE). The trace's clock is checked against the host's first (a range bracketed by time.time_ns())."""
-    import json
-    import time
-
-    import torch
-    from torch.profiler import ProfilerActivity, profile
-
+    (gpulock.COMPILE), at the measured shapes and at the small cases."""
     from fieldnote import gpulock
 
-    monkeypatch.setenv("TORCHINDUCTOR_CACHE_DIR", str(tmp_path / "inductor"))
-    monkeypatch.setenv("FIELDNOTE_GPU_LOCK", str(tmp_path / "gpu.lock"))
-    monkeypatch.setenv("FIELDNOTE_GPU_TRACE", str(tmp_path / "holds.jsonl"))
+    traced_lock(tmp_path, monkeypatch)
     cases = check.cases(op, full, SEED, None, small_only=False)
-    with profile(activities=[ProfilerActivity.CPU, ProfilerActivity.CUDA]) as prof:
-        before = time.time_ns()
-        with torch.profiler.record_function("fieldnote-clock"):
-            time.sleep(0.001)
-        after = time.time_ns()
-        table = check.run_checks(runner(op, "compiled"), op, "compiled", "cuda", cases, TOL,
-                                 hold=gpulock.per_case("compiled"))
-    prof.export_chrome_trace(str(tmp_path / "trace.json"))
-    trace = json.loads((tmp_path / "trace.json").read_text())
-    clock = next(e for e in trace["traceEvents"] if e.get("name") == "fieldnote-clock")
-    assert before <= trace["baseTimeNanoseconds"] + clock["ts"] * 1e3 <= after, "the trace's clock is not the host's"
-    holds = [json.loads(line) for line in (tmp_path / "holds.jsonl").read_text().splitlines()]
-    outside, work = gpu_work_outside(trace, holds, slack_us=100)
+    table, outside, work, holds = gpu_work_outside_the_holds(tmp_path, lambda: check.run_checks(
+        runner(op, "compiled"), op, "compiled", "cuda", cases, TOL, hold=gpulock.per_case("compiled")))
     assert table["passed"].all() and len(work) > len(cases) and len(holds) >= len(cases)
-    assert not outside, f"{len(outside)} of {len(work)} GPU activities outside the {len(holds)} holds: " + ", ".join(
-        sorted({e["name"][:60] for e in outside}))
+    assert not outside, described(outside, work, holds)
+
+
+def test_a_measurements_compiled_subject_runs_on_the_gpu_only_inside_its_holds(tmp_path, monkeypatch):
+    """A measurement's torch.compile subject prepared and called once as the timing stage does
+    (workload.prepared_each), after its check compiled it (dynamo reset, as in a new process: inductor loads the
+    graph from its cache while the subject holds nothing), under torch.profiler with every hold traced: each
+    kernel, copy and fill inside one of them."""
+    import torch
+
+    from fieldnote import gpulock, workload
+
+    traced_lock(tmp_path, monkeypatch)
+    op, shape = "layernorm", {"rows": 2048, "cols": 768}
+    cases = check.cases(op, shape, SEED, None, small_only=False)[:1]
+    with gpulock.for_check("compiled"):
+        assert check.run_checks(runner(op, "compiled"), op, "compiled", "cuda", cases, TOL)["passed"].all()
+    torch._dynamo.reset()
+    calls, outside, work, holds = gpu_work_outside_the_holds(tmp_path, lambda: workload.prepared_each(
+        {"compiled": lambda: workload.prepare_drawn(op, "compiled", shape, SEED)}, {"compiled": "compiled"}))
+    assert list(calls) == ["compiled"] and work and holds
+    assert not outside, described(outside, work, holds)
 
 
 def test_a_sweep_session_captures_every_point_under_its_own_name(tmp_path):

@@ -125,13 +125,14 @@ def test_a_check_shares_the_gpu_where_nothing_autotunes(tmp_path, monkeypatch, i
 class Torch211Benchmarker:
     """Inductor's benchmarker as the lock sees it: timings that may call one another; torch 2.11's has these two."""
     def __init__(self, lock):
-        self.lock, self.seen = lock, []
+        self.lock, self.seen, self.window_free = lock, [], []
 
     def benchmark(self, fn):
         return self.benchmark_gpu(fn)
 
     def benchmark_gpu(self, fn):
-        self.seen.append(_shared_free(self.lock))
+        self.seen.append(_shared_free(self.lock))  # False: held alone
+        self.window_free.append(_exclusive_free(self.lock))  # False: held, shared or alone
         return fn()
 
 
@@ -172,6 +173,7 @@ def test_torch_compile_autotunes_beside_other_checks_at_a_shape_nothing_measures
         with gpulock.for_check("compiled", "cuda", case.measured):
             assert fake.benchmark(lambda: 1.0) == 1.0
         assert fake.seen == [not case.measured], case.name  # alone: no shared holder could take the lock
+        assert fake.window_free[-1] is False, case.name  # held all the same: no window beside a timing
     assert [c.name for c in cases if c.measured] == ["full", "fresh"] and sweep.measured
     assert {c.name.split(":")[0] for c in cases if not c.measured} == {"small", "edge"}
 
@@ -202,7 +204,7 @@ def test_a_compile_holds_nothing_while_inductor_compiles_a_graph(tmp_path, monke
         assert not _exclusive_free(lock) and _shared_free(lock)
         assert compile_graph(lock, fake, seen) == "graph"  # the module's name, as inductor calls it
         assert not _exclusive_free(lock) and _shared_free(lock)
-    assert seen == [not missing, not missing] and fake.seen == [not measured]
+    assert seen == [not missing, not missing] and fake.seen == [not measured] and fake.window_free == [False]
     assert compile_graph is original and _exclusive_free(lock)
 
 

@@ -79,6 +79,8 @@ def test_the_cpu_table_says_how_many_cores_were_busy_in_each_half_minute(tmp_pat
     frame = tool.cpu_busy(tmp_path / "cpu.txt")
     assert list(frame["from (s)"]) == [0, 30] and list(frame["cores busy"]) == [4.0, 1.0]
     assert "| 30 | 60 | 1.0 |" in tool.cpu_markdown(frame)
+    (tmp_path / "cpu.txt").write_text("\n".join(lines[:2]) + "\n")  # a run stopped before the second sample
+    assert tool.cpu_busy(tmp_path / "cpu.txt").empty
 
 
 def test_the_benchmark_records_give_the_cpu_of_each_job_kind(tmp_path):
@@ -93,7 +95,7 @@ def test_the_benchmark_records_give_the_cpu_of_each_job_kind(tmp_path):
     assert tool.benchmarked(tmp_path / "logs").empty
     header = "s\th:m:s\tmax_rss\tmax_vms\tmax_uss\tmax_pss\tio_in\tio_out\tmean_load\tcpu_time\n"
     for path, wall, cpu in [("sanitize/ns/gelu/a.tsv", 10.0, 15.0), ("sanitize/ns/gelu/b.tsv", 10.0, 5.0),
-                            ("time/ns/gelu.tsv", 40.0, 4.0)]:
+                            ("time/ns/gelu.tsv", 40.0, 4.0), ("time/ns/short.tsv", 0.5, "NA")]:
         (tmp_path / "benchmarks" / path).parent.mkdir(parents=True, exist_ok=True)
         (tmp_path / "benchmarks" / path).write_text(header + f"{wall}\t0:00:10\t1\t1\t1\t1\t0\t0\t50\t{cpu}\n")
     frame = tool.benchmarked(tmp_path / "logs")

@@ -49,14 +49,14 @@ def planned_slots(stdout: str) -> list[tuple[str, int, dict[int, int]]]:
 
 
 def test_gpu_jobs_start_in_the_order_that_keeps_the_gpu_busy(project: Path):
-    """Every GPU job takes one slot: a measurement takes the GPU alone only for its window (gpulock.py). The
-    compiled checks (autotuning alone, the longest) come first, or the sweep checks, each waiting only on its op's
-    compiled check, take turns with the compiled checks one at a time (the h200-001 run of 2026-11-29: 1100 s and
-    more); the other checks and the sanitizer runs, which gate the measurements and hold the GPU shared for seconds,
-    before the measurements (behind them, a mage-006 copy's layer norm waited until 82 s of 176 for its sanitizer);
-    a measurement before the sweep checks left (in the h200-002 run of 2026-12-02 they held every slot for minutes
-    while the timings waited; ahead of the measurements, an h200-001 copy took 358 s instead of 336, 2026-12-03),
-    and the matmul's sweep checks (the longest) before the other ops'."""
+    """Every GPU job takes one slot: a measurement takes the GPU alone only for its window (gpulock.py). The compiled
+    checks (autotuning alone, the longest) come first, or the sweep checks, each waiting only on its op's kernels and
+    compiled check, take turns with the compiled checks one at a time (the h200-001 run of 2026-11-29: 1100 s and more);
+    the other checks and the sanitizer runs, which gate the measurements and hold the GPU shared for seconds, before the
+    measurements (behind them, a mage-006 copy's layer norm waited until 82 s of 176 for its sanitizer); a measurement
+    before the sweep checks left (in the h200-002 run of 2026-12-02 they held every slot for minutes while the timings
+    waited; ahead of the measurements, an h200-001 copy took 359.8 s instead of 336.5, 2026-12-03), and the matmul's
+    sweep checks (the longest) before the other ops'."""
     to_measure(project, "h200-001")
     run = snakemake(project, "-n", "--cores", "14", "results/h200-001")
     assert run.returncode == 0, run.stderr
@@ -75,8 +75,9 @@ def test_gpu_jobs_start_in_the_order_that_keeps_the_gpu_busy(project: Path):
 
 
 def test_a_sweep_check_waits_for_the_kernels_and_the_sweep_capture_for_every_check(project: Path):
-    """A sweep check is a check and times nothing: it needs the op's kernels, not the op's checks at its seed shape
-    nor the sanitizer's, so it runs beside them; the sweep capture, which times, waits for all of them."""
+    """A sweep check is a check and times nothing: it needs the op's kernels and its torch.compile check (which
+    autotunes at the seed shape, a sweep point too, and keeps its choice for the measurements), not the op's other
+    checks nor the sanitizer's, so it runs beside them; the sweep capture, which times, waits for all of them."""
     to_measure(project, "h200-001")
     run = snakemake(project, "-n", "--cores", "14", "results/h200-001")
     assert run.returncode == 0, run.stderr
@@ -86,7 +87,9 @@ def test_a_sweep_check_waits_for_the_kernels_and_the_sweep_capture_for_every_che
     assert len(inputs["sweep_check"]) == 30 and len(inputs["sweep_capture"]) == 5
     for files in inputs["sweep_check"]:
         assert any(f.endswith(".cubin") for f in files) and "work/h200-001/gpu.json" in files
-        assert not any("/check/gpu/" in f or "/sanitize/" in f for f in files), files
+        checks = [f for f in files if "/check/gpu/" in f]
+        assert len(checks) == 1 and checks[0].endswith("/compiled.parquet"), files
+        assert not any("/sanitize/" in f for f in files), files
     for files in inputs["sweep_capture"]:
         assert {"check", "sanitize", "sweep"} <= {f.split("/")[2] for f in files if f.startswith("work/h200-001/")}
 

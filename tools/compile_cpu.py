@@ -58,12 +58,17 @@ def main() -> None:
     parser.add_argument("ops", nargs="+")
     parser.add_argument("--threads", default="default,1")
     args = parser.parse_args()
+    items = [(op, which or "all") for op, _, which in (item.partition(":") for item in args.ops)]
+    for op, which in items:
+        if which not in ("all", "full"):
+            parser.error(f"{op}:{which}: the cases are `all` or `full`")
+    # once untimed, so that no setting is the first to read torch, Triton and inductor from disk
+    subprocess.run([sys.executable, "-c", "import torch._inductor.compile_fx, triton"], check=True)
     print("| op | cases | TORCHINDUCTOR_COMPILE_THREADS | wall (s) | host CPU (s) |\n|---|---|---|---|---|")
-    for item in args.ops:
-        op, _, which = item.partition(":")
+    for op, which in items:
         for threads in args.threads.split(","):
-            wall, cpu = measure(op, which or "all", threads)
-            print(f"| {op} | {which or 'all'} | {threads} | {wall:.1f} | {cpu:.1f} |", flush=True)
+            wall, cpu = measure(op, which, threads)
+            print(f"| {op} | {which} | {threads} | {wall:.1f} | {cpu:.1f} |", flush=True)
 
 
 if __name__ == "__main__":

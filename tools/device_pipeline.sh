@@ -18,10 +18,11 @@ start=$SECONDS
 # the host's CPU time every 5 s (/proc/stat's first line, after the time): how busy its cores were along the run
 echo "cores $(nproc)" > "$OUT/cpu.txt"
 (while :; do echo "$(date +%s) $(head -1 /proc/stat)"; sleep 5; done) >> "$OUT/cpu.txt" & sampler=$!
+trap 'kill "$sampler" 2>/dev/null' EXIT  # stopped however the script ends
 timeout -k 10 -s INT "$limit" snakemake --cores 14 --keep-going --rerun-incomplete "results/$ns.tar.gz" \
     > "$OUT/snakemake.log" 2>&1
 echo "snakemake rc=$? after $((SECONDS - start)) s"
-kill "$sampler"
+kill "$sampler" && wait "$sampler" 2>/dev/null
 if cp "results/$ns.tar.gz" "$OUT/" 2>/dev/null; then python -m fieldnote.show "results/$ns" > "$OUT/tables.txt" 2>&1; fi
 python tools/device_state.py save "$OUT"  # work/'s tables are in it too
 tar czf "$OUT/logs.tar.gz" work/logs work/benchmarks 2>/dev/null

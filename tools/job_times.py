@@ -57,10 +57,12 @@ def table(frame: pd.DataFrame) -> pd.DataFrame:
 
 def benchmarked(logs: Path) -> pd.DataFrame:
     """Per job kind, from the `benchmark:` records beside the logs (work/benchmarks/RULE/...tsv): jobs, wall and
-    CPU seconds summed, and CPU seconds per wall second; empty where there are none."""
+    CPU seconds summed, and CPU seconds per wall second; empty where there are none. A record without a CPU time
+    (Snakemake writes NA for a job shorter than its first sample) is left out, not counted as no CPU."""
     rows = [{"rule": tsv.relative_to(logs.parent / "benchmarks").parts[0],
              **pd.read_csv(tsv, sep="\t").iloc[-1][["s", "cpu_time"]].to_dict()}
             for tsv in sorted((logs.parent / "benchmarks").rglob("*.tsv"))]
+    rows = [row for row in rows if pd.notna(row["cpu_time"])]
     if not rows:
         return pd.DataFrame()
     grouped = pd.DataFrame(rows).groupby("rule")
@@ -177,6 +179,8 @@ def cpu_busy(samples: Path, every: float = 30.0) -> pd.DataFrame:
         stamps.append(float(fields[0]))
         total.append(sum(jiffies))
         busy.append(sum(jiffies) - jiffies[3] - jiffies[4])
+    if len(stamps) < 2:
+        return pd.DataFrame()  # a run stopped before the second sample: nothing to say
     frame = pd.DataFrame({"end": np.array(stamps[1:]) - stamps[0], "busy": np.diff(busy), "total": np.diff(total)})
     frame["bin"] = ((frame["end"] - 1e-9) // every).astype(int)
     summed = frame.groupby("bin")[["busy", "total"]].sum()
@@ -219,11 +223,12 @@ def main() -> None:
     sections = []
     for logs, title, log, cpu in zip(args.logs, titles, courses, samples, strict=True):
         lock, cpu_of_jobs = holds(logs), benchmarked(logs)
+        busy = cpu_busy(cpu) if cpu else pd.DataFrame()
         sections.append("\n\n".join(filter(None, [title, markdown(table(jobs(logs))),
                                                     benchmarked_markdown(cpu_of_jobs) if len(cpu_of_jobs) else "",
                                                     lock_markdown(lock) if len(lock) else "",
                                                     course_markdown(course(log)) if log else "",
-                                                    cpu_markdown(cpu_busy(cpu)) if cpu else ""])))
+                                                    cpu_markdown(busy) if len(busy) else ""])))
     text = "\n\n".join(sections)
     print(text)
     if args.write:

@@ -1,9 +1,9 @@
-"""The GPU to itself for a measurement, and to share for everything else, through one lock file per GPU of the
-host (flock): a process runs GPU work (a check, the sanitizer, a measurement's preparation: context, uploads,
-compilation) holding the lock shared, and a measurement's window (its warm-up and its timed or profiled calls)
-holding it exclusively. Snakemake then gives a measurement job one GPU slot like a check, and its process start,
-imports, preparation and the profiler's start and export overlap other jobs; only the windows take turns, and no
-other process touches the GPU inside one. A window that waits goes before the shared holds asked for after it.
+"""The GPU to itself for a measurement, and to share for everything else, through one lock file per GPU of the host
+(flock): a process runs GPU work (a check, the sanitizer, a measurement's preparation: context, uploads, first calls)
+holding the lock shared, none while inductor compiles on the CPU, and a measurement's window (its warm-up and its timed
+or profiled calls) holding it exclusively. Snakemake then gives a measurement job one GPU slot like a check, and its
+process start, imports, preparation and the profiler's start and export overlap other jobs; only the windows take turns,
+and no other process touches the GPU inside one. A window that waits goes before the shared holds asked for after it.
 
 The lock is the GPU's, not the checkout's: two checkouts measuring on one GPU take turns too, and jobs on
 different GPUs of a host (CUDA_VISIBLE_DEVICES, as Slurm sets it) do not wait for each other.
@@ -144,12 +144,12 @@ BATCHES = (("torch._inductor.select_algorithm", "AlgorithmSelectorCache", "bench
            ("torch._inductor.runtime.triton_heuristics", "CachingAutotuner", "benchmark_all_configs"))
 
 # Where inductor compiles one graph (lowering, codegen, Triton's compiles: seconds of CPU), in which the GPU sees this
-# process only through the timings above, each alone, and the example inputs max-autotune draws for a matrix
-# product's candidates (`benchmark_in_current_process`, which draws them, then times them: alone too). The shared
-# hold is given up meanwhile: the matmul's compile held it 33 s at a time, 86 s in all, and the other compiled checks'
-# turns alone waited for it (most of their 93 s of waiting in an h200-001 copy, 2026-12-03). Only where every one
-# of those is reached (`_compile_unheld`); a GPU test checks that every kernel, copy and fill of a compiled check
-# falls inside one of its holds (tests/test_gpu.py).
+# process only through the timings above (alone at a measured shape, shared at a small case's), and the example inputs
+# max-autotune draws for a matrix product's candidates (`benchmark_in_current_process`, which draws them, then times
+# them, in the same hold). The shared hold is given up meanwhile: the matmul's compile held it 33 s at a time, 86 s in
+# all, and the other compiled checks' turns alone waited for it (most of their 93 s of waiting in an h200-001 copy,
+# 2026-12-03). Only where every one of those is reached (`_compile_unheld`); a GPU test checks that every kernel, copy
+# and fill of a compiled check falls inside one of its holds (tests/test_gpu.py).
 COMPILE = ("torch._inductor.compile_fx", "_compile_fx_inner")
 
 
@@ -241,7 +241,7 @@ def autotuning(timings_alone: bool = True):
                 take(fd, after)  # behind the window that holds the turnstile, if one does
             timed_alone += after == fcntl.LOCK_EX
 
-    def alone_while(method):
+    def as_timing(method):
         @functools.wraps(method)
         def timed(*args, **kwargs):
             with turn:
@@ -266,16 +266,15 @@ def autotuning(timings_alone: bool = True):
 
     batches = {(owner, name): vars(owner)[name] for owner, name in _batches()}
     compile_entry = _compile_unheld(list(batches))
+    compile_raw = vars(compile_entry[0])[compile_entry[1]] if compile_entry else None
     try:
         take(fd, fcntl.LOCK_SH)
         for name in _timings(benchmarker):  # on the instance: every module that imported it sees the wrappers
-            setattr(benchmarker, name, alone_while(getattr(benchmarker, name)))
+            setattr(benchmarker, name, as_timing(getattr(benchmarker, name)))
         for (owner, name), raw in batches.items():
-            setattr(owner, name, _wrapped(raw, alone_while))
+            setattr(owner, name, _wrapped(raw, as_timing))
         if compile_entry:
-            module, name = compile_entry
-            compile_raw = vars(module)[name]
-            setattr(module, name, unheld_while(compile_raw))
+            setattr(*compile_entry, unheld_while(compile_raw))
         yield
     finally:
         for name in _timings(benchmarker):

@@ -67,8 +67,8 @@ def gpu_slot(rank, name_of=None):
 # 70 and 82 s of a 176 s mage-006 copy, its captures waited for them, and windows waited 26 s for sanitizer runs to
 # let the GPU go (2026-12-02). A measurement job, once ready, goes before the sweep checks left: its window is short
 # and on the way to the note. Sweep checks ahead of the measurements were tried on an h200-001 copy (2026-12-03):
-# they started no sooner (the checks held the slots until 77 s, the host's 16 cores busy throughout), the
-# measurements started at 185 s instead of 70, and the run took 358 s instead of 336. The sweep checks take
+# they started only at 77 s, when the checks let the slots go (the host's 16 cores busy throughout), the
+# measurements at 185 s instead of 69, and the run took 359.8 s instead of 336.5. The sweep checks take
 # PRIORITY_SWEEP_CHECK and up, one more for each op ahead of them (sweep.smk).
 PRIORITY_COMPILED_CHECK, PRIORITY_CHECK, PRIORITY_MEASUREMENT, PRIORITY_SWEEP_CHECK = 50, 30, 20, 1
 CEILING_SOURCE = "kernels/ceiling/stream.cu"  # the copies timed beside each op (ceiling.py)
@@ -495,11 +495,19 @@ def sweep_inputs(wildcards):
 
 
 def sweep_check_inputs(wildcards):
-    """A sweep check needs the op's kernels, not its checks at the seed shape nor the sanitizer's: it is a check and
-    times nothing, so it starts beside them (behind them, the GELU's sweep checks ended at 339 s of an h200-001
-    copy's 408, 2026-12-03). The sweep's measurements still wait for all three."""
-    files = sweep_inputs(wildcards)
+    """A sweep check needs the op's kernels and its torch.compile check, not its other checks at the seed shape nor
+    the sanitizer's: it is a check and times nothing, so it starts beside them (behind them, the GELU's sweep checks
+    ended at 339 s of an h200-001 copy's 408, 2026-12-03). The compiled check autotunes at the seed shape, also a
+    sweep point, and writes what inductor chose into the cache the measurements read: a sweep check beside it would
+    autotune the same graph again and might overwrite that choice. The sweep's measurements wait for everything."""
+    ns, files = ns_of(wildcards), sweep_inputs(wildcards)
     files.pop("checks"), files.pop("sanitized")
+    subjects = subjects_of(ns, wildcards.op, ns.implementations)
+    files["compiled"] = [
+        f"work/{ns.name}/check/gpu/{wildcards.op}/{name}.parquet"
+        for name, s in subjects.items()
+        if s["implementation"] == "compiled"
+    ]
     return files
 
 
