@@ -17,25 +17,30 @@ import time
 from pathlib import Path
 
 ROOT = Path(__file__).resolve().parents[1]
+sys.path.insert(0, str(ROOT / "tools"))
+
+from job_times import jiffies  # noqa: E402
+
 CHILD = """
 import sys
 from fieldnote import check, gpulock
+from fieldnote.config import load_defaults
 from fieldnote.implementations import runner
+from fieldnote.paths import CONFIG
 op, which = sys.argv[1], sys.argv[2]
-full = {"matmul": {"m": 1024, "n": 1024, "k": 1024}, "gelu": {"rows": 4096, "cols": 768},
-        "layernorm": {"rows": 4096, "cols": 768}}[op]
-cases = check.cases(op, full, 20260910, None, small_only=False)
+defaults = load_defaults(CONFIG / "config.yaml")  # the seed shape, seed and tolerance, as a namespace's check
+cases = check.cases(op, defaults["shapes"][op], defaults["seed"], None, small_only=False)
 cases = [c for c in cases if c.name == "full"] if which == "full" else cases
-table = check.run_checks(runner(op, "compiled"), op, "compiled", "cuda", cases, {"rtol": 1e-4, "atol": 1e-4},
+table = check.run_checks(runner(op, "compiled"), op, "compiled", "cuda", cases, defaults["tolerance"],
                          hold=gpulock.per_case("compiled"))
 assert table["passed"].all()
 """
 
 
 def busy() -> float:
-    """The host's CPU seconds not idle so far (every core's)."""
-    fields = [int(v) for v in Path("/proc/stat").read_text().splitlines()[0].split()[1:9]]
-    return (sum(fields) - fields[3] - fields[4]) / os.sysconf("SC_CLK_TCK")
+    """The host's CPU seconds not idle so far (every core's), as job_times.py counts them."""
+    busy_jiffies, _ = jiffies(Path("/proc/stat").read_text().split()[1:9])
+    return busy_jiffies / os.sysconf("SC_CLK_TCK")
 
 
 def measure(op: str, which: str, threads: str) -> tuple[float, float]:

@@ -165,6 +165,13 @@ def course_markdown(frame: pd.DataFrame) -> str:
     return "\n".join(lines)
 
 
+def jiffies(fields: list[str]) -> tuple[int, int]:
+    """/proc/stat's cpu times (user, nice, system, idle, iowait, irq, softirq, steal): the busy ones (not idle nor
+    waiting for I/O) and all, in clock ticks."""
+    ticks = [int(v) for v in fields]
+    return sum(ticks) - ticks[3] - ticks[4], sum(ticks)
+
+
 def cpu_busy(samples: Path, every: float = 30.0) -> pd.DataFrame:
     """The host's busy cores (not idle nor waiting for I/O), on average, in each `every` seconds from the first
     sample: each interval between two samples counted in the bin it ends in."""
@@ -175,10 +182,10 @@ def cpu_busy(samples: Path, every: float = 30.0) -> pd.DataFrame:
         fields = line.split()
         if len(fields) < 10 or fields[1] != "cpu":
             continue  # a line cut short when the sampler was stopped
-        jiffies = [int(v) for v in fields[2:10]]
         stamps.append(float(fields[0]))
-        total.append(sum(jiffies))
-        busy.append(sum(jiffies) - jiffies[3] - jiffies[4])
+        busy_jiffies, all_jiffies = jiffies(fields[2:10])
+        busy.append(busy_jiffies)
+        total.append(all_jiffies)
     if len(stamps) < 2:
         return pd.DataFrame()  # a run stopped before the second sample: nothing to say
     frame = pd.DataFrame({"end": np.array(stamps[1:]) - stamps[0], "busy": np.diff(busy), "total": np.diff(total)})
