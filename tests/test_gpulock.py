@@ -192,10 +192,7 @@ def test_a_compile_holds_nothing_while_inductor_compiles_a_graph(tmp_path, monke
     """Inside COMPILE a window may run (the compile's GPU work is its timings, each alone at a measured shape,
     shared at a small case's); around it, the compile's runs hold the lock shared. Where a set of candidates is out
     of reach (its example inputs would be drawn with no hold), the compile keeps its shared hold."""
-    lock = str(tmp_path / "gpu.lock")
-    monkeypatch.setenv("FIELDNOTE_GPU_LOCK", lock)
-    fake = Benchmarker(lock)
-    monkeypatch.setattr(gpulock, "_inductor_benchmarker", lambda: fake)
+    lock, fake, *_ = faked_inductor(tmp_path, monkeypatch)
     missing = batches == "one missing"
     monkeypatch.setattr(gpulock, "BATCHES", (("fieldnote", "NoSuchSelector", "benchmark_choices"),) * missing)
     monkeypatch.setattr(gpulock, "COMPILE", (__name__, "compile_graph"))
@@ -382,10 +379,7 @@ def test_a_measurement_holds_nothing_while_inductor_compiles_a_subject(tmp_path,
     waits for its uploads and runs, not for the compile (gpulock.for_check, as the compiled check)."""
     from fieldnote import workload
 
-    lock = str(tmp_path / "gpu.lock")
-    monkeypatch.setenv("FIELDNOTE_GPU_LOCK", lock)
-    fake = Benchmarker(lock)
-    monkeypatch.setattr(gpulock, "_inductor_benchmarker", lambda: fake)
+    lock, fake, *_ = faked_inductor(tmp_path, monkeypatch)
     monkeypatch.setattr(gpulock, "BATCHES", ())
     monkeypatch.setattr(gpulock, "COMPILE", (__name__, "compile_graph"))
     seen, made = [], []
