@@ -135,3 +135,50 @@ def test_a_check_holds_the_gpu_for_its_runs_only(monkeypatch):
     cases = check.cases("gelu", MEDIUM["gelu"], 7, None, small_only=True)
     assert check.run_checks(run, "gelu", "torch", "cpu", cases, TOL, hold=hold)["passed"].all()
     assert set(seen) == {("run", True), ("reference", False), ("compare", False)}
+
+
+
+COMPILE_WORKERS = """
+import json, os, sys
+import numpy as np, torch
+import torch._inductor.async_compile as async_compile
+from fieldnote.implementations import runner
+x = torch.from_numpy(np.ones((8, 16), np.float32)).to(sys.argv[1])
+runner("gelu", "compiled")({"x": x, "bias": x[0].clone(), "out": torch.empty_like(x)}, {})
+def descendants(pid):
+    for task in os.listdir(f"/proc/{pid}/task"):
+        for child in open(f"/proc/{pid}/task/{task}/children").read().split():
+            yield open(f"/proc/{child}/cmdline").read()
+            yield from descendants(child)
+print(json.dumps({"threads": async_compile.get_compile_threads(),
+                  "workers": sum("compile_worker" in c for c in descendants(os.getpid()))}))
+"""
+
+
+def compiled_gelu(tmp_path, device: str, threads: str | None) -> dict:
+    """A GELU's compile in a fresh process: the compile threads inductor used and its compile workers alive."""
+    env = {**os.environ, "PYTHONPATH": str(ROOT / "src"), "TORCHINDUCTOR_CACHE_DIR": str(tmp_path)}
+    env.pop("TORCHINDUCTOR_COMPILE_THREADS", None)
+    env.update({"TORCHINDUCTOR_COMPILE_THREADS": threads} if threads else {})
+    run = subprocess.run([sys.executable, "-c", COMPILE_WORKERS, device], capture_output=True, text=True, env=env,
+                         timeout=600)
+    assert run.returncode == 0, run.stderr
+    return json.loads(run.stdout.splitlines()[-1])
+
+
+@pytest.mark.parametrize("threads, expected", [(None, 1), ("2", 2)])
+def test_a_compile_without_a_matrix_product_has_one_thread(tmp_path, threads, expected):
+    """Unless the user sets TORCHINDUCTOR_COMPILE_THREADS: then theirs (the second case shows the test would see
+    any other number). On the CPU inductor starts no pool for C++ either way; test_gpu looks for the workers."""
+    assert compiled_gelu(tmp_path, "cpu", threads)["threads"] == expected
+
+
+def test_a_matrix_products_compile_keeps_the_worker_pool(monkeypatch):
+    import torch._inductor.config as inductor
+
+    monkeypatch.delenv("TORCHINDUCTOR_COMPILE_THREADS", raising=False)
+    monkeypatch.setattr(inductor, "compile_threads", 7)
+    runner("matmul", "compiled"), runner("triangle", "compiled")
+    assert inductor.compile_threads == 7
+    runner("layernorm", "compiled")
+    assert inductor.compile_threads == 1

@@ -420,3 +420,12 @@ def test_a_job_pinned_to_its_gpu_records_that_gpu_and_reads_its_clocks():
     assert seen["pinned"] == seen["visible"] == "0"
     assert seen["gpu_uuid"] == pynvml.nvmlDeviceGetUUID(first) and seen["gpu_index"] == 0
     assert seen["gpu_name"] == pynvml.nvmlDeviceGetName(first) and seen["clock"] > 0
+
+
+@pytest.mark.parametrize("threads, workers", [(None, False), ("4", True)])
+def test_a_compile_without_a_matrix_product_starts_no_compile_workers(tmp_path, threads, workers):
+    """On the GPU inductor compiles Triton, in its worker pool when it has one: none for the GELU, unless the user
+    sets TORCHINDUCTOR_COMPILE_THREADS (the second case: the test sees the workers where they start)."""
+    from test_check import compiled_gelu
+
+    assert (compiled_gelu(tmp_path, "cuda", threads)["workers"] > 0) == workers
