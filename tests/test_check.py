@@ -137,7 +137,6 @@ def test_a_check_holds_the_gpu_for_its_runs_only(monkeypatch):
     assert set(seen) == {("run", True), ("reference", False), ("compare", False)}
 
 
-
 COMPILE_WORKERS = """
 import json, os, sys
 import numpy as np, torch
@@ -173,7 +172,9 @@ def test_a_compile_without_a_matrix_product_has_one_thread(tmp_path, threads, ex
     assert compiled_gelu(tmp_path, "cpu", threads)["threads"] == expected
 
 
-def test_a_matrix_products_compile_keeps_the_worker_pool(monkeypatch):
+def test_only_an_op_without_a_matrix_product_gives_up_the_worker_pool(monkeypatch):
+    """The matmul and the triangle contraction keep inductor's own compile threads: max-autotune compiles their GEMM
+    templates side by side."""
     import torch._inductor.config as inductor
 
     monkeypatch.delenv("TORCHINDUCTOR_COMPILE_THREADS", raising=False)
