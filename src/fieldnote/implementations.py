@@ -57,18 +57,15 @@ def compiled(op: str):
     setattr(dynamo, limit, max(getattr(dynamo, limit), SHAPES_A_PROCESS))
     setattr(dynamo, fail, True)
     if not OPS[op].multiplies_matrices and "TORCHINDUCTOR_COMPILE_THREADS" not in os.environ:
-        single_threaded_compile()
+        # Inductor's worker pool (as many workers as the host has cores) pays off only where max-autotune has GEMM
+        # templates to compile side by side; for one fused kernel its start cost more than the compile: on the
+        # H200's host a GELU compiled check took 21.8 s and 29.6 CPU-seconds with it, 13.8 s and 15.9 without
+        # (tools/compile_cpu.py, 2026-12-03), in some thirty such processes a run. Read when the first compile
+        # would start the pool (async_compile.warm_pool).
+        import torch._inductor.config as inductor
+
+        inductor.compile_threads = 1
     return torch.compile(kernels.function("torch", op), mode="max-autotune-no-cudagraphs", dynamic=False)
-
-
-def single_threaded_compile() -> None:
-    """Inductor compiles in this process, with no worker pool. The pool (as many workers as the host has cores)
-    pays off only where max-autotune has GEMM templates to compile side by side; for one fused kernel its start
-    cost more than the compile: on the H200's host, a GELU compiled check 21.8 s and 29.6 CPU-seconds with it,
-    13.8 s and 15.9 without (tools/compile_cpu.py, 2026-12-03), in some thirty such processes a run."""
-    import torch._inductor.config as inductor
-
-    inductor.compile_threads = 1  # read when the first compile starts the pool (async_compile.warm_pool)
 
 
 def inductor_choice(op: str, arrays: dict, device: str) -> dict:

@@ -501,13 +501,10 @@ def sweep_check_inputs(wildcards):
     sweep point, and writes what inductor chose into the cache the measurements read: a sweep check beside it would
     autotune the same graph again and might overwrite that choice. The sweep's measurements wait for everything."""
     ns, files = ns_of(wildcards), sweep_inputs(wildcards)
-    files.pop("checks"), files.pop("sanitized")
-    subjects = subjects_of(ns, wildcards.op, ns.implementations)
-    files["compiled"] = [
-        f"work/{ns.name}/check/gpu/{wildcards.op}/{name}.parquet"
-        for name, s in subjects.items()
-        if s["implementation"] == "compiled"
-    ]
+    subjects = subjects_of(ns, wildcards.op, ns.implementations)  # the subjects sweep_inputs' checks are of, in order
+    checks = dict(zip(subjects, files.pop("checks"), strict=True))
+    files.pop("sanitized")
+    files["compiled"] = [checks[n] for n, s in subjects.items() if s["implementation"] == "compiled"]
     return files
 
 
