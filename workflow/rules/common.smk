@@ -56,8 +56,8 @@ GPU_VISIBLE = bool(devices.visible())  # NVML shows a GPU, or CUDA_VISIBLE_DEVIC
 RANK_CHECK, RANK_TIME, RANK_CAPTURE, RANK_COUNTERS, RANK_SWEEP_CHECK, RANK_SWEEP_CAPTURE = 0, 0, 1, 2, 1, 3
 
 
-def gpu_slot(rank, name_of=None):
-    return devices.slots(GPUS, rank, name_of)
+def gpu_slot(rank, name_of=None, measures=False):
+    return devices.slots(GPUS, rank, name_of, measures)
 
 
 # The order of GPU jobs: Snakemake starts the ready jobs of the largest summed priority. The compiled checks
@@ -69,8 +69,12 @@ def gpu_slot(rank, name_of=None):
 # and on the way to the note. Sweep checks ahead of the measurements were tried on an h200-001 copy (2026-12-03):
 # they started only at 77 s, when the checks let the slots go (the host's 16 cores busy throughout), the
 # measurements at 185 s instead of 69, and the run took 359.8 s instead of 336.5. The sweep checks take
-# PRIORITY_SWEEP_CHECK and up, one more for each op ahead of them (sweep.smk).
-PRIORITY_COMPILED_CHECK, PRIORITY_CHECK, PRIORITY_MEASUREMENT, PRIORITY_SWEEP_CHECK = 50, 30, 20, 1
+# PRIORITY_SWEEP_CHECK and up, by the chain each starts (sweep_check_priority). Within a class the longest first: a
+# sanitize job (four tools, 11 to 21 s) before a check (5 to 13 s; behind them, the last of the layer norm's seven
+# sanitizer runs started at 34 s of a mage-006 copy and its measurements at 51 to 69, 2026-12-03), and a sweep
+# capture (36 to 77 s, the last of its op's chain) before the other measurements.
+PRIORITY_COMPILED_CHECK, PRIORITY_SANITIZE, PRIORITY_CHECK = 50, 31, 30
+PRIORITY_SWEEP_CAPTURE, PRIORITY_MEASUREMENT, PRIORITY_SWEEP_CHECK = 21, 20, 1
 CEILING_SOURCE = "kernels/ceiling/stream.cu"  # the copies timed beside each op (ceiling.py)
 
 
@@ -478,13 +482,24 @@ def sweep_reports(wildcards, table=None):
 
 
 def sweep_check_priority(wildcards):
-    """The sweeps with the most arithmetic first (torch.compile autotunes a matrix product the longest: 170 s for
-    the matmul's five sizes on the H200, 75 s for the neighbor's), so the longest does not start last."""
+    """The sweep checks of the op whose chain after them is the longest first: its sweep capture verifies every timed
+    call, and its time goes with the bytes the sweep moves (an h200-001 copy's, 2026-12-03: the GELU's 76 s and the
+    layer norm's 69 at 3.4 GB, the neighbor's 52 at 0.9, the matmul's 46 at 0.27, the triangle's 36 at 0.13). Every
+    op's largest point goes before the other points, the longest sweep check of each (the GELU's 65536x4096 took 47
+    s, its others 18 to 28; the neighbor's largest 72). Ordered by arithmetic, the GELU's came last, and its capture
+    ended the run at 322 s of 335."""
     from fieldnote.ops import OPS
 
     sweep = ns_of(wildcards).sweep
-    flops = {op: sum(OPS[op].work(shape)[1] for shape in shapes) for op, shapes in sweep.items()}
-    return PRIORITY_SWEEP_CHECK + sorted(flops, key=flops.get).index(wildcards.op)
+
+    def moved(op):
+        work = [OPS[op].work(shape) for shape in sweep[op]]
+        return sum(w[0] for w in work), sum(w[1] for w in work)
+
+    op = OPS[wildcards.op]
+    largest = max(sweep[wildcards.op], key=lambda shape: op.work(shape)[0])
+    rank = sorted(sweep, key=moved).index(wildcards.op)
+    return PRIORITY_SWEEP_CHECK + rank + (len(sweep) if op.label(largest) == wildcards.shape else 0)
 
 
 def sweep_inputs(wildcards):
