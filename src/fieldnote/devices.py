@@ -1,8 +1,7 @@
 """The host's GPUs, and which of them each GPU job runs on.
 
-Snakemake holds GPU slots per device, the resources `gpu_share_0`, `gpu_share_1`, ... (profiles/default: twelve
-each), and a measurement job also one of the device's fewer measurement places, `gpu_measure_0`, ... (six each; see
-`slots`). A GPU job asks for one slot of one device, chosen when the workflow is read (`of`: an op's jobs spread
+Snakemake holds GPU slots per device, the resources `gpu_share_0`, `gpu_share_1`, ... (profiles/default: eight
+each). A GPU job asks for one slot of one device, chosen when the workflow is read (`of`: an op's jobs spread
 over the devices, so that its timing and its captures fall on different GPUs), and pins itself to that device
 through CUDA_VISIBLE_DEVICES (`pin`, from script.entry) before CUDA starts. The GPU lock (gpulock.py) is per GPU:
 a measurement's window is alone on its GPU while jobs on the other GPUs go on. Under Slurm the scheduler pins
@@ -17,7 +16,7 @@ import zlib
 from .errors import PipelineError
 
 MAX = 8  # the devices profiles/default declares slots for
-SLOT, MEASURE = "gpu_share_", "gpu_measure_"
+SLOT = "gpu_share_"
 
 
 def visible() -> list[str]:
@@ -55,18 +54,12 @@ def of(gpus: int, op: str, rank: int, name: str = "") -> int:
     return (list(OPS).index(op) + rank + (zlib.crc32(name.encode()) if name else 0)) % gpus
 
 
-def slots(gpus: int, rank: int, name_of=None, measures: bool = False) -> dict:
-    """A rule's `resources`: one slot of the device `of` gives each of its jobs, none of the others; for a job
-    that measures, also one of that device's measurement places. The measurement windows take turns on the lock,
-    so measurement jobs beyond what keeps the lock busy only wait in it, each holding a slot and a core: in an
-    h200-001 copy (2026-12-03) eleven of them started together and held 10 of the 12 slots for a minute, mostly
-    waiting (388 s summed), while the ready sweep checks waited for a slot and 7 to 9 cores idled. Waiting for a
-    place, a job holds nothing."""
+def slots(gpus: int, rank: int, name_of=None) -> dict:
+    """A rule's `resources`: one slot of the device `of` gives each of its jobs, none of the others."""
     def held(device: int):
         return lambda w: int(of(gpus, w.op, rank, name_of(w) if name_of else "") == device)
 
-    kinds = (SLOT, MEASURE) if measures else (SLOT,)
-    return {f"{kind}{d}": held(d) for kind in kinds for d in range(gpus)}
+    return {f"{SLOT}{d}": held(d) for d in range(gpus)}
 
 
 def pin(resources) -> str | None:

@@ -18,7 +18,7 @@ rule capture:
         backend="nsys|cupti",
     priority: PRIORITY_MEASUREMENT
     resources:
-        **gpu_slot(RANK_CAPTURE, measures=True),  # the measurement window takes its GPU alone
+        **gpu_slot(RANK_CAPTURE),  # a slot, as a check: the measurement window takes its GPU alone
     params:
         archived=archived_of,  # refused in the job itself when the namespace is archived
         op=lambda w: ns_of(w).op_params(w.op),
@@ -43,7 +43,7 @@ rule capture_counters:
         subject="|".join(MEASURED),  # an implementation the namespace lists under capture.ncu
     priority: PRIORITY_MEASUREMENT
     resources:
-        **gpu_slot(RANK_COUNTERS, lambda w: w.subject, measures=True),  # each profiled launch takes its GPU alone
+        **gpu_slot(RANK_COUNTERS, lambda w: w.subject),  # a measurement window takes its GPU alone
     params:
         archived=archived_of,  # refused in the job itself when the namespace is archived
         op=lambda w: ns_of(w).op_params(w.op),

@@ -56,8 +56,8 @@ GPU_VISIBLE = bool(devices.visible())  # NVML shows a GPU, or CUDA_VISIBLE_DEVIC
 RANK_CHECK, RANK_TIME, RANK_CAPTURE, RANK_COUNTERS, RANK_SWEEP_CHECK, RANK_SWEEP_CAPTURE = 0, 0, 1, 2, 1, 3
 
 
-def gpu_slot(rank, name_of=None, measures=False):
-    return devices.slots(GPUS, rank, name_of, measures)
+def gpu_slot(rank, name_of=None):
+    return devices.slots(GPUS, rank, name_of)
 
 
 # The order of GPU jobs: Snakemake starts the ready jobs of the largest summed priority. The compiled checks
@@ -69,12 +69,12 @@ def gpu_slot(rank, name_of=None, measures=False):
 # and on the way to the note. Sweep checks ahead of the measurements were tried on an h200-001 copy (2026-12-03):
 # they started only at 77 s, when the checks let the slots go (the host's 16 cores busy throughout), the
 # measurements at 185 s instead of 69, and the run took 359.8 s instead of 336.5. The sweep checks take
-# PRIORITY_SWEEP_CHECK and up, by the chain each starts (sweep_check_priority). Within a class the longest first: a
-# sanitize job (four tools, 11 to 21 s) before a check (5 to 13 s; behind them, the last of the layer norm's seven
-# sanitizer runs started at 34 s of a mage-006 copy and its measurements at 51 to 69, 2026-12-03), and a sweep
-# capture (36 to 77 s, the last of its op's chain) before the other measurements.
-PRIORITY_COMPILED_CHECK, PRIORITY_SANITIZE, PRIORITY_CHECK = 50, 31, 30
-PRIORITY_SWEEP_CAPTURE, PRIORITY_MEASUREMENT, PRIORITY_SWEEP_CHECK = 21, 20, 1
+# PRIORITY_SWEEP_CHECK and up, by the chain each starts (sweep_check_priority); a sweep capture (36 to 77 s, the
+# last of its op's chain) before the other measurements. The sanitizer runs before the checks, longest first, were
+# tried on an h200-001 copy (2026-12-03): seven at once (four tools each) with the compiled checks' compiles
+# oversubscribed the host's cores; the checks ended at 91 s instead of 71, the compiled matmul's at 152 instead of 120.
+PRIORITY_COMPILED_CHECK, PRIORITY_CHECK, PRIORITY_SWEEP_CAPTURE, PRIORITY_MEASUREMENT, PRIORITY_SWEEP_CHECK = (
+    50, 30, 21, 20, 1)
 CEILING_SOURCE = "kernels/ceiling/stream.cu"  # the copies timed beside each op (ceiling.py)
 
 

@@ -14,7 +14,7 @@ rule sanitize:
         log_of("sanitize", "ns", "op", "variant"),
     benchmark:
         benchmark_of("sanitize", "ns", "op", "variant")
-    priority: PRIORITY_SANITIZE
+    priority: PRIORITY_CHECK
     resources:
         **gpu_slot(RANK_CHECK, lambda w: w.variant),  # a check: beside other checks, never in a measurement
     params:

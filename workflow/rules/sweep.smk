@@ -39,7 +39,7 @@ rule sweep_capture:
         benchmark_of("sweep_capture", "ns", "op")
     priority: PRIORITY_SWEEP_CAPTURE
     resources:
-        **gpu_slot(RANK_SWEEP_CAPTURE, measures=True),  # the measurement window takes its GPU alone
+        **gpu_slot(RANK_SWEEP_CAPTURE),  # a slot, as a check: the measurement window takes its GPU alone
     params:
         archived=archived_of,  # refused in the job itself when the namespace is archived
         points=lambda w: sweep_points(ns_of(w), w.op)[0],
@@ -63,7 +63,7 @@ rule sweep_counters:
         benchmark_of("sweep_counters", "ns", "op")
     priority: PRIORITY_MEASUREMENT
     resources:
-        **gpu_slot(RANK_COUNTERS, measures=True),  # each profiled launch takes its GPU alone
+        **gpu_slot(RANK_COUNTERS),  # a slot, as a check: each profiled launch takes its GPU alone
     params:
         archived=archived_of,  # refused in the job itself when the namespace is archived
         points=lambda w: counted_points(ns_of(w))[w.op],

@@ -15,7 +15,7 @@ rule time:
         benchmark_of("time", "ns", "op")
     priority: PRIORITY_MEASUREMENT
     resources:
-        **gpu_slot(RANK_TIME, measures=True),  # the measurement window takes its GPU alone (gpulock.py)
+        **gpu_slot(RANK_TIME),  # a slot, as a check: the measurement window takes its GPU alone (gpulock.py)
     params:
         archived=archived_of,  # refused in the job itself when the namespace is archived
         op=lambda w: ns_of(w).op_params(w.op),
