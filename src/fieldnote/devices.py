@@ -1,6 +1,6 @@
 """The host's GPUs, and which of them each GPU job runs on.
 
-Snakemake holds GPU slots per device, the resources `gpu_share_0`, `gpu_share_1`, ... (profiles/default: eight
+Snakemake holds GPU slots per device, the resources `gpu_share_0`, `gpu_share_1`, ... (profiles/default: twelve
 each). A GPU job asks for one slot of one device, chosen when the workflow is read (`of`: an op's jobs spread
 over the devices, so that its timing and its captures fall on different GPUs), and pins itself to that device
 through CUDA_VISIBLE_DEVICES (`pin`, from script.entry) before CUDA starts. The GPU lock (gpulock.py) is per GPU:
