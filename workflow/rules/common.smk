@@ -73,8 +73,8 @@ def gpu_slot(rank, name_of=None):
 # last of its op's chain) before the other measurements. The sanitizer runs before the checks, longest first, were
 # tried on an h200-001 copy (2026-12-03): seven at once (four tools each) with the compiled checks' compiles
 # oversubscribed the host's cores; the checks ended at 91 s instead of 71, the compiled matmul's at 152 instead of 120.
-PRIORITY_COMPILED_CHECK, PRIORITY_CHECK, PRIORITY_SWEEP_CAPTURE, PRIORITY_MEASUREMENT, PRIORITY_SWEEP_CHECK = (
-    50, 30, 21, 20, 1)
+PRIORITY_COMPILED_CHECK, PRIORITY_CHECK = 50, 30
+PRIORITY_SWEEP_CAPTURE, PRIORITY_MEASUREMENT, PRIORITY_SWEEP_CHECK = 21, 20, 1
 CEILING_SOURCE = "kernels/ceiling/stream.cu"  # the copies timed beside each op (ceiling.py)
 
 
