@@ -317,43 +317,10 @@ def test_a_set_of_candidates_is_timed_in_one_turn_alone(tmp_path, monkeypatch):
     assert gpulock.timed_alone == before + 2 and dict(vars(Selector)) == methods
 
 
-class Templates:
-    """max-autotune's choice among matrix-product templates, from a module whose sets time alone at every shape."""
-    __module__ = "inductor_templates"
-    benchmarker = None
-
-    @classmethod
-    def benchmark_choices(cls, choices):
-        return [cls.benchmarker.benchmark_gpu(c) for c in choices]
-
-
-@pytest.mark.parametrize("measured", [True, False], ids=["measured shape", "small case"])
-def test_matrix_product_templates_time_alone_at_every_shape_and_a_kernels_configs_where_it_is_measured(
-        tmp_path, monkeypatch, measured):
-    """At a small case a set of templates timed shared took 22 to 35 s among other processes' kernels, and every
-    window waited behind it; a Triton kernel's few configs there share the GPU like any check."""
-    lock = tmp_path / "gpu.lock"
-    monkeypatch.setenv("FIELDNOTE_GPU_LOCK", str(lock))
-    fake = Benchmarker(lock)
-    monkeypatch.setattr(gpulock, "_inductor_benchmarker", lambda: fake)
-    for owner in (Selector, Templates):
-        monkeypatch.setattr(owner, "benchmarker", fake)
-    monkeypatch.setattr(gpulock, "BATCHES", ((__name__, "Templates", "benchmark_choices"),
-                                             (__name__, "Selector", "benchmark_all_configs")))
-    monkeypatch.setattr(gpulock, "ALONE_AT_EVERY_SHAPE", ("inductor_templates",))
-    with gpulock.for_check("compiled", "cuda", measured):
-        assert Templates.benchmark_choices([lambda: 1] * 3) == [1] * 3
-        assert Selector().benchmark_all_configs([lambda: 2] * 2) == [2] * 2
-        assert _shared_free(lock) and not _exclusive_free(lock)
-    assert fake.seen == [False] * 3 + [not measured] * 2 and not any(fake.window_free)
-
-
 def test_this_torch_has_the_sets_of_candidates_the_lock_times_in_one_turn_and_the_compile_it_holds_nothing_in():
     batches = gpulock._batches()
     assert [(owner.__name__, name) for owner, name in batches] == [b[1:] for b in gpulock.BATCHES]
     assert gpulock._compile_unheld(batches) is not None
-    templates = [name for owner, name in batches if owner.__module__ in gpulock.ALONE_AT_EVERY_SHAPE]
-    assert templates == ["benchmark_choices", "benchmark_in_current_process"]
 
 
 def test_every_hold_is_traced_with_its_job_and_times(tmp_path, monkeypatch):

@@ -107,8 +107,7 @@ def alone(implementation: str, device: str = "cuda", measured: bool = True) -> b
     measured (max-autotune times its candidate kernels, and the one it picks, from inductor's cache, is what the
     timing and the captures run: under another process's load it may pick a slower one). At the small and edge
     cases' shapes (check.Case.measured) nothing it picks is timed, and their turns alone, each waiting for every
-    check then holding the GPU, were 150 s of the layer norm's 248 s compiled check in an h200-001 copy's run
-    (2026-12-02); there only max-autotune's matrix-product templates time alone (ALONE_AT_EVERY_SHAPE)."""
+    check then holding the GPU, were 150 s of the layer norm's 248 s compiled check in an h200-001 copy's run."""
     return device == "cuda" and implementation == "compiled" and measured
 
 
@@ -143,13 +142,6 @@ timed_alone = 0  # this process's timings taken alone so far: a GPU test sees th
 BATCHES = (("torch._inductor.select_algorithm", "AlgorithmSelectorCache", "benchmark_choices"),
            ("torch._inductor.select_algorithm", "AlgorithmSelectorCache", "benchmark_in_current_process"),
            ("torch._inductor.runtime.triton_heuristics", "CachingAutotuner", "benchmark_all_configs"))
-
-# The sets of the modules here time alone at every shape, not only at a measured one: max-autotune's choice among
-# matrix-product templates, 17 to 21 candidates of microseconds each. Shared at the matmul's small cases such a set
-# took 22 to 35 s among other processes' kernels (alone, at its full shape, 0.5 to 2 s), and a window waiting behind
-# that hold stopped every GPU job: behind one, nine shared holds waited 179 s and two windows 47 s in an h200-001
-# copy's run (2026-12-03). A Triton kernel's configs (a handful) keep the rule of `alone`.
-ALONE_AT_EVERY_SHAPE = ("torch._inductor.select_algorithm",)
 
 # Where inductor compiles one graph (lowering, codegen, Triton's compiles: seconds of CPU), in which the GPU sees this
 # process only through the timings above (alone at a measured shape, shared at a small case's), and the example inputs
@@ -215,11 +207,13 @@ def _wrapped(raw, wrap):
 def autotuning(timings_alone: bool = True):
     """torch.compile's GPU work: the lock shared while it runs on the GPU, none while inductor compiles a graph on
     the CPU (COMPILE), and for each timing of a candidate kernel or set of candidates (BATCHES) alone where
-    `timings_alone` (a set of ALONE_AT_EVERY_SHAPE's: always), else shared, the hold converted and back. While one
-    compile waits for its turn to time, it holds nothing, so two compiles never wait for each other, nor does a
-    window wait for a compile's lowering and code generation. With an inductor whose timings cannot be reached, or
-    with FIELDNOTE_AUTOTUNE_ALONE=compile (where a GPU test found a timing that went around the benchmarker), alone
-    throughout where `timings_alone`, else shared."""
+    `timings_alone`, else shared, the hold converted and back. While one compile waits for its turn to time, it
+    holds nothing, so two compiles never wait for each other; nor does a window wait for a compile at a shape that
+    is not measured (the matmul's small cases held the GPU shared 23 s each while they compiled and autotuned, and
+    every other check and window waited behind a turn alone that waited for them: 47 s of an h200-001 copy's run,
+    2026-12-03). With an inductor whose timings cannot be reached, or with FIELDNOTE_AUTOTUNE_ALONE=compile (where a
+    GPU test found a timing that went around the benchmarker), alone throughout where `timings_alone`, else
+    shared."""
     benchmarker = _inductor_benchmarker()
     if benchmarker is None or os.environ.get("FIELDNOTE_AUTOTUNE_ALONE") == "compile":
         with exclusive() if timings_alone else shared():
@@ -227,12 +221,12 @@ def autotuning(timings_alone: bool = True):
         return
     fd = os.open(path(), os.O_RDWR | os.O_CREAT, 0o666)
     turn = threading.RLock()  # the timings of this process, from whatever thread, one at a time
-    state = {"timing": 0, "alone": 0, "compiling": 0}
+    state = {"timing": 0, "compiling": 0}
 
     def wanted():
-        if state["alone"] or (state["timing"] and timings_alone):
-            return fcntl.LOCK_EX
-        return fcntl.LOCK_SH if state["timing"] or not state["compiling"] else None
+        if state["timing"]:
+            return fcntl.LOCK_EX if timings_alone else fcntl.LOCK_SH
+        return None if state["compiling"] else fcntl.LOCK_SH
 
     def counted(key: str, step: int) -> None:
         """One more or one fewer timing or compile under way, the hold converted where that changes the mode it
@@ -247,15 +241,15 @@ def autotuning(timings_alone: bool = True):
                 take(fd, after)  # behind the window that holds the turnstile, if one does
             timed_alone += after == fcntl.LOCK_EX
 
-    def as_timing(method, key="timing"):
+    def as_timing(method):
         @functools.wraps(method)
         def timed(*args, **kwargs):
             with turn:
-                counted(key, 1)
+                counted("timing", 1)
                 try:
                     return method(*args, **kwargs)
                 finally:
-                    counted(key, -1)
+                    counted("timing", -1)
         return timed
 
     def unheld_while(method):
@@ -278,8 +272,7 @@ def autotuning(timings_alone: bool = True):
         for name in _timings(benchmarker):  # on the instance: every module that imported it sees the wrappers
             setattr(benchmarker, name, as_timing(getattr(benchmarker, name)))
         for (owner, name), raw in batches.items():
-            key = "alone" if owner.__module__ in ALONE_AT_EVERY_SHAPE else "timing"
-            setattr(owner, name, _wrapped(raw, functools.partial(as_timing, key=key)))
+            setattr(owner, name, _wrapped(raw, as_timing))
         if compile_entry:
             setattr(*compile_entry, unheld_while(compile_raw))
         yield

@@ -58,9 +58,8 @@ CHECK_COLUMNS = (
     c("rtol atol", "", "the tolerance applied"),
     c("gpu_alone", "bool", "the check's timings had the GPU to themselves (torch.compile's autotuning at a "
                            "measured shape: the full, fresh and sweep cases, gpulock.alone; at every case until "
-                           "2026-12-02, and its whole compile before that; from 2026-12-03 max-autotune's "
-                           "matrix-product templates time alone at every case, its Triton configs only where this "
-                           "is true); absent from the archives shipped up to 2026-12-01"),
+                           "2026-12-02, and its whole compile before that); absent from the archives shipped up to "
+                           "2026-12-01"),
 )
 KERNEL_COLUMNS = (
     NS, *SUBJECTS, c("backend backend_version", "", "the profiler (nsys, cupti, ncu) and its version"),
