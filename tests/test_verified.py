@@ -117,3 +117,25 @@ def test_the_checksum_compares_bytes_so_even_the_sign_of_a_zero_counts():
     fn.sets[1]["x"][1, 2] = 0.0
     with pytest.raises(PipelineError, match="input set 1 changed during the measurement .input 'x'"):
         fn.checksum()
+
+
+def test_the_implementations_of_one_drawing_share_its_input_sets_and_references_and_each_is_still_verified():
+    """A sweep point's implementations are prepared from one drawing: one copy of its two input sets and their
+    float64 references for all of them (four copies held 65 GB of the GPU in a GELU sweep capture), each call still
+    verified against them, a cheat among them still caught; another drawing has its own."""
+    rng = np.random.default_rng(11)
+    drawing = {"x": rng.standard_normal((8, 16), dtype=np.float32), "bias": rng.standard_normal(16, dtype=np.float32)}
+
+    def prepared(run, host):
+        tensors = {n: torch.from_numpy(a).clone() for n, a in host.items()} | {"out": torch.empty(8, 16)}
+        return Measured(run, tensors, SHAPE, "gelu", "demo: gelu / shared at 8x16", TOLERANCE, host=host)
+
+    first, second, cheat = (prepared(run, drawing) for run in (honest, honest, below_the_precision_contract))
+    other = prepared(honest, {n: a.copy() for n, a in drawing.items()})
+    assert first.sets is second.sets is cheat.sets and first.references is second.references is cheat.references
+    assert other.sets is not first.sets and other.references is not first.references
+    timing.spans({"first": first, "second": second}, rounds=2, iterations=3, warmup=1, clock=timing.HostClock())
+    first.checksum(), second.checksum()
+    assert first.calls == second.calls == 6
+    with pytest.raises(PipelineError, match="timed call 1 computed a wrong result: outside the tolerance"):
+        timing.spans({"cheat": cheat}, rounds=1, iterations=2, warmup=1, clock=timing.HostClock())
