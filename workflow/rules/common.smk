@@ -487,7 +487,8 @@ def sweep_check_priority(wildcards):
     layer norm's 69 at 3.4 GB, the neighbor's 52 at 0.9, the matmul's 46 at 0.27, the triangle's 36 at 0.13). Every
     op's largest point goes before the other points, the longest sweep check of each (the GELU's 65536x4096 took 47
     s, its others 18 to 28; the neighbor's largest 72). Ordered by arithmetic, the GELU's came last, and its capture
-    ended the run at 322 s of 335."""
+    ended the run at 322 s of 335. In this order the phase still took about 180 s in two runs (pipeline-time.md):
+    its length is the jobs' throughput, not their order."""
     from fieldnote.ops import OPS
 
     sweep = ns_of(wildcards).sweep
