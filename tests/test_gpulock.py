@@ -418,8 +418,8 @@ def test_the_inputs_are_checksummed_after_the_window_in_a_shared_hold(tmp_path, 
         monkeypatch.setattr(torch.cuda.profiler, name, lambda: None)
     monkeypatch.setattr(torch.cuda, "synchronize", lambda: None)
     monkeypatch.setattr(torch.cuda.nvtx, "range", lambda name: contextlib.nullcontext())
-    call = measured(honest)
-    monkeypatch.setattr(workload, "prepare_drawn", lambda *a: call)
+    made = []  # each subject its own call and input sets (one drawing's are shared, and checked once)
+    monkeypatch.setattr(workload, "prepare_drawn", lambda *a: made.append(measured(honest)) or made[-1])
     summed = []
     monkeypatch.setattr(Measured, "checksum", lambda self: summed.append(time.time()))
     subjects = {f"cuda@8x{cols}": {"implementation": "cuda", "shape": {"rows": 8, "cols": cols}, "seed": 0,
@@ -427,7 +427,7 @@ def test_the_inputs_are_checksummed_after_the_window_in_a_shared_hold(tmp_path, 
     profile_range(Job("gelu", subjects, "", {}, iterations=3, warmup=2, tolerance={"rtol": 1e-4, "atol": 1e-4}))
     holds = [json.loads(line) for line in trace.read_text().splitlines()]
     assert [h["mode"] for h in holds] == ["shared", "shared", "alone", "shared", "shared"]
-    assert call.calls == 2 * 3  # every timed call verified
+    assert [call.calls for call in made] == [3, 3]  # every timed call verified
     window, after = holds[2], holds[3:]
     assert len(summed) == 2 and window["released"] <= after[0]["taken"]
     for when, h in zip(summed, after, strict=True):  # each subject's checksum in a hold of its own

@@ -119,17 +119,22 @@ def test_the_checksum_compares_bytes_so_even_the_sign_of_a_zero_counts():
         fn.checksum()
 
 
+def drawn(seed: int) -> dict:
+    rng = np.random.default_rng(seed)
+    return {"x": rng.standard_normal((8, 16), dtype=np.float32), "bias": rng.standard_normal(16, dtype=np.float32)}
+
+
+def prepared(run, host: dict) -> Measured:
+    """A call prepared from a drawing, as workload.prepare_drawn prepares each implementation of a sweep point."""
+    tensors = {n: torch.from_numpy(a).clone() for n, a in host.items()} | {"out": torch.empty(8, 16)}
+    return Measured(run, tensors, SHAPE, "gelu", "demo: gelu / shared at 8x16", TOLERANCE, host=host)
+
+
 def test_the_implementations_of_one_drawing_share_its_input_sets_and_references_and_each_is_still_verified():
     """A sweep point's implementations are prepared from one drawing: one copy of its two input sets and their
     float64 references for all of them (four copies held 65 GB of the GPU in a GELU sweep capture), each call still
     verified against them, a cheat among them still caught; another drawing has its own."""
-    rng = np.random.default_rng(11)
-    drawing = {"x": rng.standard_normal((8, 16), dtype=np.float32), "bias": rng.standard_normal(16, dtype=np.float32)}
-
-    def prepared(run, host):
-        tensors = {n: torch.from_numpy(a).clone() for n, a in host.items()} | {"out": torch.empty(8, 16)}
-        return Measured(run, tensors, SHAPE, "gelu", "demo: gelu / shared at 8x16", TOLERANCE, host=host)
-
+    drawing = drawn(11)
     first, second, cheat = (prepared(run, drawing) for run in (honest, honest, below_the_precision_contract))
     other = prepared(honest, {n: a.copy() for n, a in drawing.items()})
     assert first.sets is second.sets is cheat.sets and first.references is second.references is cheat.references
@@ -139,3 +144,18 @@ def test_the_implementations_of_one_drawing_share_its_input_sets_and_references_
     assert first.calls == second.calls == 6
     with pytest.raises(PipelineError, match="timed call 1 computed a wrong result: outside the tolerance"):
         timing.spans({"cheat": cheat}, rounds=1, iterations=2, warmup=1, clock=timing.HostClock())
+
+
+def test_a_drawings_input_sets_are_checksummed_once_for_all_its_implementations(tmp_path, monkeypatch):
+    """After a window, the input sets the implementations of one drawing share are checked once (a gigabyte a set at a
+    sweep's largest point, four implementations), another drawing's on their own, each in a shared hold."""
+    from fieldnote import workload
+
+    monkeypatch.setenv("FIELDNOTE_GPU_LOCK", str(tmp_path / "gpu.lock"))
+    drawing = drawn(12)
+    first, second = prepared(honest, drawing), prepared(honest, drawing)
+    other = prepared(honest, {n: a.copy() for n, a in drawing.items()})
+    checked = []
+    monkeypatch.setattr(Measured, "checksum", lambda self: checked.append(self))
+    workload.checksummed({"first": first, "second": second, "other": other})
+    assert checked == [first, other]

@@ -78,12 +78,19 @@ def checksummed(calls: dict) -> None:
     (Measured.checksum: the first set to the host, a gigabyte at a sweep's largest shapes), each call's in a shared
     hold of its own, so that a window waits for one copy to the host, not a sweep's (17.7 s for the GELU's 32
     points, 2026-12-03). Inside the window this was most of the GELU sweep's 51 s with the GPU to itself, for 12 s
-    of warm-up, verification and timed calls."""
+    of warm-up, verification and timed calls. The implementations of one drawing share their input sets
+    (verified._pristine): those are checked once, not once an implementation (four times a sweep point's
+    gigabyte)."""
     from .gpulock import shared
     from .progress import VERIFY, phase
     from .verified import checksum
 
+    checked = set()
     for name, call in calls.items():
+        sets = id(getattr(call, "sets", call))
+        if sets in checked:
+            continue
+        checked.add(sets)
         with shared():
             with phase(VERIFY):
                 checksum({name: call})
