@@ -1,5 +1,4 @@
 """The correctness gate on the CPU: torch against the float64 reference, Triton in its interpreter."""
-import dataclasses
 import json
 import os
 import subprocess
@@ -79,7 +78,7 @@ def test_a_comparison_in_chunks_gives_the_numbers_of_one_over_the_whole_array(mo
     out = (ref + rng.standard_normal(ref.shape) * 1e-5).astype(np.float32)
     out.flat[[0, 500, 1072]] = [np.nan, np.inf, 5.0]
     whole = check.compare(out, ref, **TOL)
-    monkeypatch.setattr(check, "COMPARED_AT_ONCE", 100)
+    monkeypatch.setitem(check.COMPARED_AT_ONCE, "cpu", 100)
     assert check.compare(out, ref, **TOL) == whole
     assert whole["nonfinite_elements"] == 2 and not whole["passed"]
     assert whole["max_abs_error"] == pytest.approx(abs(5.0 - ref.flat[1072]))
@@ -103,18 +102,9 @@ def test_a_wrong_kernel_fails_the_gate_naming_op_implementation_and_shape():
         check.gate(table)
 
 
-def test_a_case_can_carry_its_reference_for_several_runs():
-    case = check.cases("gelu", MEDIUM["gelu"], 7, None, small_only=True)[0]
-    expected = check.reference("gelu", case.inputs)
-    right = dataclasses.replace(case, expected=expected)
-    wrong = dataclasses.replace(case, expected=expected + 1.0)
-    assert check.run_checks(runner("gelu", "torch"), "gelu", "torch", "cpu", [right], TOL)["passed"].all()
-    assert not check.run_checks(runner("gelu", "torch"), "gelu", "torch", "cpu", [wrong], TOL)["passed"].any()
-
-
-def test_a_check_holds_the_gpu_for_its_runs_only(monkeypatch):
-    """The lock a check takes covers the implementation's call, not the float64 reference nor the comparison (CPU
-    work of seconds at the sweep's largest shapes, for which a measurement window would wait)."""
+def test_a_check_holds_the_gpu_for_its_reference_run_and_comparison(monkeypatch):
+    """The lock a check takes covers the implementation's call, and the float64 reference and the comparison beside
+    it on the same device (on the GPU, GPU work that a measurement window must not overlap)."""
     from contextlib import contextmanager
 
     held, seen = [], []
@@ -134,7 +124,22 @@ def test_a_check_holds_the_gpu_for_its_runs_only(monkeypatch):
         monkeypatch.setattr(check, name, lambda *a, _r=real, _n=name: seen.append((_n, bool(held))) or _r(*a))
     cases = check.cases("gelu", MEDIUM["gelu"], 7, None, small_only=True)
     assert check.run_checks(run, "gelu", "torch", "cpu", cases, TOL, hold=hold)["passed"].all()
-    assert set(seen) == {("run", True), ("reference", False), ("compare", False)}
+    assert set(seen) == {("run", True), ("reference", True), ("compare", True)}
+
+
+def test_the_reference_comes_from_the_inputs_before_the_run():
+    """A kernel that zeroes its inputs and returns the op of what it left would agree with a reference computed after
+    it: the reference is computed first, from the inputs as drawn."""
+    names = OPS["gelu"].torch_args
+
+    def zeroing(t, shape):
+        for n in names:
+            t[n].zero_()
+        return runner("gelu", "torch")(t, shape)
+
+    cases = check.cases("gelu", MEDIUM["gelu"], 7, None, small_only=True)
+    table = check.run_checks(zeroing, "gelu", "cuda", "cpu", cases, TOL)
+    assert not table["passed"].any(), table.to_string()
 
 
 COMPILE_WORKERS = """

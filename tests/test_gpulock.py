@@ -432,3 +432,45 @@ def test_the_inputs_are_checksummed_after_the_window_in_a_shared_hold(tmp_path, 
     assert len(summed) == 2 and window["released"] <= after[0]["taken"]
     for when, h in zip(summed, after, strict=True):  # each subject's checksum in a hold of its own
         assert h["taken"] <= when <= h["released"]
+
+
+class Triton:
+    """Triton's compile as inductor calls it (`triton.compile`), as the lock sees it: CPU work, the lock free."""
+
+    def __init__(self, lock):
+        self.lock, self.seen = lock, []
+
+    def compile(self, source):
+        self.seen.append((_exclusive_free(self.lock), _shared_free(self.lock)))
+        return f"kernel of {source}"
+
+
+@pytest.mark.parametrize("measured", [True, False], ids=["measured shape", "small case"])
+def test_a_kernel_compiled_inside_a_set_of_timings_holds_nothing_and_the_next_timing_is_held_again(
+        tmp_path, monkeypatch, measured):
+    """max-autotune compiles a candidate as it times it (the matmul's odd small shapes): the set's hold is given up
+    for each compile, a window may run meanwhile, and each timing after it is held again, alone where the set's are;
+    triton.compile as it was afterwards."""
+    import sys
+    import types
+
+    lock = tmp_path / "gpu.lock"
+    monkeypatch.setenv("FIELDNOTE_GPU_LOCK", str(lock))
+    fake = Benchmarker(lock)
+    monkeypatch.setattr(gpulock, "_inductor_benchmarker", lambda: fake)
+    monkeypatch.setattr(Selector, "benchmarker", fake)
+    monkeypatch.setattr(gpulock, "BATCHES", ((__name__, "Selector", "benchmark_choices"),))
+    triton = Triton(lock)
+    monkeypatch.setitem(sys.modules, "fake_triton", types.SimpleNamespace(compile=triton.compile))
+    monkeypatch.setattr(gpulock, "KERNEL_COMPILE", ("fake_triton", "compile"))
+    before, module = gpulock.compiled_unheld, sys.modules["fake_triton"]
+
+    def candidate(name):  # compiled on its first timing
+        return lambda: module.compile(name) and (_exclusive_free(lock), _shared_free(lock))
+
+    with gpulock.for_check("compiled", "cuda", measured):
+        timed = Selector.benchmark_choices([candidate(n) for n in ("a", "b", "c")])
+        assert _shared_free(lock) and not _exclusive_free(lock)
+    assert triton.seen == [(True, True)] * 3  # nothing held: a window could have run
+    assert timed == [(False, not measured)] * 3 and fake.seen == [not measured] * 3  # each timing held again
+    assert gpulock.compiled_unheld == before + 3 and module.compile == triton.compile and _exclusive_free(lock)

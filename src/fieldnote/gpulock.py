@@ -152,6 +152,14 @@ BATCHES = (("torch._inductor.select_algorithm", "AlgorithmSelectorCache", "bench
 # and fill of a compiled check falls inside one of its holds (tests/test_gpu.py).
 COMPILE = ("torch._inductor.compile_fx", "_compile_fx_inner")
 
+# Where inductor has Triton compile one kernel (LLVM and ptxas: CPU only), from wherever it is called: inside a set of
+# candidates' timings too. There the lock is given up for the compile even while the set is timed, and taken again
+# (alone where the set times alone) before the next timing. At a matrix product's odd small shapes max-autotune
+# compiles each candidate again as it times it (20 compiles of about a second each, cProfile on the H200, 70x132x36,
+# 2026-12-03), and the set's hold lasted 22 to 35 s, every window and every other check waiting behind it.
+KERNEL_COMPILE = ("triton", "compile")
+compiled_unheld = 0  # this process's kernel compiles that held nothing: a GPU test sees that inductor's went through
+
 
 def _inductor_benchmarker():
     """Inductor's benchmarker where every autotuning timing of this process goes through it, else None."""
@@ -198,6 +206,17 @@ def _compile_unheld(batches: list[tuple[type, str]]):
     return (module, COMPILE[1]) if callable(vars(module).get(COMPILE[1])) else None
 
 
+def _kernel_compile():
+    """Triton's module and compile function of KERNEL_COMPILE, where it has one; else None."""
+    import importlib
+
+    try:
+        module = importlib.import_module(KERNEL_COMPILE[0])
+    except ImportError:
+        return None
+    return (module, KERNEL_COMPILE[1]) if callable(vars(module).get(KERNEL_COMPILE[1])) else None
+
+
 def _wrapped(raw, wrap):
     """A method as defined on its class (plain function or classmethod), its function passed through `wrap`."""
     return classmethod(wrap(raw.__func__)) if isinstance(raw, classmethod) else wrap(raw)
@@ -206,8 +225,9 @@ def _wrapped(raw, wrap):
 @contextmanager
 def autotuning(timings_alone: bool = True):
     """torch.compile's GPU work: the lock shared while it runs on the GPU, none while inductor compiles a graph on
-    the CPU (COMPILE), and for each timing of a candidate kernel or set of candidates (BATCHES) alone where
-    `timings_alone`, else shared, the hold converted and back. While one compile waits for its turn to time, it
+    the CPU (COMPILE) nor while Triton compiles a kernel (KERNEL_COMPILE, even inside a set's timings), and for each
+    timing of a candidate kernel or set of candidates (BATCHES) alone where `timings_alone`, else shared, the hold
+    converted and back. While one compile waits for its turn to time, it
     holds nothing, so two compiles never wait for each other; nor does a window wait for a compile at a shape that
     is not measured (the matmul's small cases held the GPU shared 23 s each while they compiled and autotuned, and
     every other check and window waited behind a turn alone that waited for them: 47 s of an h200-001 copy's run,
@@ -222,18 +242,20 @@ def autotuning(timings_alone: bool = True):
     fd = os.open(path(), os.O_RDWR | os.O_CREAT, 0o666)
     turn = threading.RLock()  # the timings of this process, from whatever thread, one at a time
     state = {"timing": 0, "compiling": 0}
+    mine = threading.local()  # the timings this thread is inside (a kernel compile in them suspends them)
 
     def wanted():
         if state["timing"]:
             return fcntl.LOCK_EX if timings_alone else fcntl.LOCK_SH
         return None if state["compiling"] else fcntl.LOCK_SH
 
-    def counted(key: str, step: int) -> None:
-        """One more or one fewer timing or compile under way, the hold converted where that changes the mode it
-        wants (the old hold let go first: held while waiting at the turnstile, it would block)."""
+    def counted(**steps: int) -> None:
+        """More or fewer timings or compiles under way, the hold converted where that changes the mode it wants
+        (the old hold let go first: held while waiting at the turnstile, it would block)."""
         global timed_alone
         before = wanted()
-        state[key] += step
+        for key, step in steps.items():
+            state[key] += step
         after = wanted()
         if after != before:
             release(fd)
@@ -245,28 +267,47 @@ def autotuning(timings_alone: bool = True):
         @functools.wraps(method)
         def timed(*args, **kwargs):
             with turn:
-                counted("timing", 1)
+                counted(timing=1)
+                mine.timings = getattr(mine, "timings", 0) + 1
                 try:
                     return method(*args, **kwargs)
                 finally:
-                    counted("timing", -1)
+                    mine.timings -= 1
+                    counted(timing=-1)
         return timed
+
+    def unheld_inside_timings(method):
+        @functools.wraps(method)
+        def compiling(*args, **kwargs):
+            global compiled_unheld
+            with turn:
+                suspended = getattr(mine, "timings", 0)
+                counted(timing=-suspended, compiling=1)
+                compiled_unheld += 1
+            try:
+                return method(*args, **kwargs)
+            finally:
+                with turn:
+                    counted(timing=suspended, compiling=-1)
+        return compiling
 
     def unheld_while(method):
         @functools.wraps(method)
         def compiling(*args, **kwargs):
             with turn:  # not held through the compile: its timings may come from other threads
-                counted("compiling", 1)
+                counted(compiling=1)
             try:
                 return method(*args, **kwargs)
             finally:
                 with turn:
-                    counted("compiling", -1)
+                    counted(compiling=-1)
         return compiling
 
     batches = {(owner, name): vars(owner)[name] for owner, name in _batches()}
     compile_entry = _compile_unheld(list(batches))
     compile_raw = vars(compile_entry[0])[compile_entry[1]] if compile_entry else None
+    kernel_entry = _kernel_compile()
+    kernel_raw = vars(kernel_entry[0])[kernel_entry[1]] if kernel_entry else None
     try:
         take(fd, fcntl.LOCK_SH)
         for name in _timings(benchmarker):  # on the instance: every module that imported it sees the wrappers
@@ -275,6 +316,8 @@ def autotuning(timings_alone: bool = True):
             setattr(owner, name, _wrapped(raw, as_timing))
         if compile_entry:
             setattr(*compile_entry, unheld_while(compile_raw))
+        if kernel_entry:
+            setattr(*kernel_entry, unheld_inside_timings(kernel_raw))
         yield
     finally:
         for name in _timings(benchmarker):
@@ -283,5 +326,7 @@ def autotuning(timings_alone: bool = True):
             setattr(owner, name, raw)
         if compile_entry:
             setattr(*compile_entry, compile_raw)
+        if kernel_entry:
+            setattr(*kernel_entry, kernel_raw)
         release(fd)
         os.close(fd)
