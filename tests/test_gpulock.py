@@ -360,16 +360,16 @@ def test_a_measurement_prepares_each_subject_in_a_hold_of_its_own(tmp_path, monk
     monkeypatch.setattr(ceiling, "streams", lambda op, shape: {"copy": lambda: seen.append(("copy", time.time()))})
     drew = []
     monkeypatch.setattr(workload, "drawn", lambda op, shape, seed: drew.append(time.time()))
-    shape = {"rows": 8, "cols": 8}
-    subjects = {f"{impl}@8x8": {"implementation": impl, "shape": shape, "seed": 0, "variant": None, "cubin": None}
-                for impl in ("torch", "triton", "cuda")}
+    subjects = {f"{impl}@8x{cols}": {"implementation": impl, "shape": {"rows": 8, "cols": cols}, "seed": 0,
+                                      "variant": None, "cubin": None}
+                for impl, cols in (("torch", 8), ("triton", 8), ("cuda", 16))}
     job = Job("gelu", subjects, "", {}, iterations=1, warmup=1, ceiling=True)
     calls, copies = prepared(job)
     assert list(calls) == list(subjects) and list(copies) == ["copy"]
     holds = [json.loads(line) for line in trace.read_text().splitlines()]
     assert [h["mode"] for h in holds] == ["shared"] * 4
     assert [what for what, _ in seen] == ["torch", "triton", "cuda", "copy"]
-    assert len(drew) == 3 and max(drew) <= holds[0]["taken"]
+    assert len(drew) == 2 and max(drew) <= holds[0]["taken"]  # each drawing once
     for (_, when), h in zip(seen, holds, strict=True):  # each first call inside a hold of its own
         assert h["taken"] <= when <= h["released"]
 
@@ -474,3 +474,25 @@ def test_a_kernel_compiled_inside_a_set_of_timings_holds_nothing_and_the_next_ti
     assert triton.seen == [(True, True)] * 3  # nothing held: a window could have run
     assert timed == [(False, not measured)] * 3 and fake.seen == [not measured] * 3  # each timing held again
     assert gpulock.compiled_unheld == before + 3 and module.compile == triton.compile and _exclusive_free(lock)
+
+
+def test_a_sweeps_drawings_are_drawn_side_by_side_each_once(monkeypatch):
+    """Each drawing once, several at a time (numpy draws without the GIL): three drawings meet at a barrier only if
+    they run at once."""
+    import threading
+
+    from fieldnote import workload
+    from fieldnote.capture import Job
+    from fieldnote.capture.run import draw_all
+
+    met, order = threading.Barrier(3, timeout=20), []
+
+    def drawn(op, shape, seed):
+        order.append(shape["cols"])
+        met.wait()
+
+    monkeypatch.setattr(workload, "drawn", drawn)
+    subjects = {f"{impl}@8x{cols}": {"implementation": impl, "shape": {"rows": 8, "cols": cols}, "seed": 0}
+                for impl in ("torch", "cuda") for cols in (16, 64, 32)}
+    draw_all(Job("gelu", subjects, "", {}, iterations=1, warmup=1))
+    assert sorted(order) == [16, 32, 64]

@@ -73,9 +73,7 @@ def prepared(job: Job) -> tuple[dict, dict]:
         from ..ceiling import streams
         from ..gpulock import shared
 
-        for s in job.subjects.values():  # CPU work, before any hold
-            if "shape" in s:
-                workload.drawn(job.op, s["shape"], s["seed"])
+        draw_all(job)
 
     def make(name, s):
         what = job.what(name, s)
@@ -95,6 +93,26 @@ def prepared(job: Job) -> tuple[dict, dict]:
             if job.warmup:
                 workload.first_calls(copies.values())
     return calls, copies
+
+
+DRAWN_AT_ONCE = 4
+
+
+def draw_all(job: Job) -> None:
+    """The sweep points' inputs, each drawing once (CPU work, before any hold), the largest first, DRAWN_AT_ONCE at a
+    time: numpy draws without the GIL, and the GELU sweep's eight drawings one after another took about 11 s, the
+    largest (65536x4096) 6.5 s of them (the H200's host, idle; two drawings in two threads on the CPU machine: 0.94 s
+    against 1.81 one after the other)."""
+    from concurrent.futures import ThreadPoolExecutor
+
+    from .. import workload
+    from ..ops import OPS
+
+    spec = OPS[job.op]
+    drawings = {(spec.label(s["shape"]), s["seed"]): s["shape"] for s in job.subjects.values() if "shape" in s}
+    largest_first = sorted(drawings, key=lambda key: -spec.work(drawings[key])[0])
+    with ThreadPoolExecutor(DRAWN_AT_ONCE) as pool:
+        list(pool.map(lambda key: workload.drawn(job.op, drawings[key], key[1]), largest_first))
 
 
 def warm(calls: dict, copies: dict, job: Job) -> None:
