@@ -137,8 +137,8 @@ def test_the_implementations_of_one_drawing_share_its_input_sets_and_references_
     drawing = drawn(11)
     first, second, cheat = (prepared(run, drawing) for run in (honest, honest, below_the_precision_contract))
     other = prepared(honest, {n: a.copy() for n, a in drawing.items()})
-    assert first.sets is second.sets is cheat.sets and first.references is second.references is cheat.references
-    assert other.sets is not first.sets and other.references is not first.references
+    assert first.sets is second.sets is cheat.sets and first.bounds is second.bounds is cheat.bounds
+    assert other.sets is not first.sets and other.bounds is not first.bounds
     timing.spans({"first": first, "second": second}, rounds=2, iterations=3, warmup=1, clock=timing.HostClock())
     first.checksum(), second.checksum()
     assert first.calls == second.calls == 6

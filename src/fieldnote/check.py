@@ -2,8 +2,8 @@
 
 The reference is the op's torch expression in float64, on the device the implementation runs on, from the
 inputs as drawn (computed before the run). Outputs are poisoned with NaN before each run, so an element the kernel
-never writes fails. Cases: the namespace's full shape from its input
-file, the same shape on freshly drawn inputs (seed recorded), the small shapes and the edge cases.
+never writes fails. Cases: the namespace's full shape from its input file, the same shape on freshly drawn inputs
+(seed recorded), the small shapes and the edge cases.
 """
 from __future__ import annotations
 
@@ -67,7 +67,8 @@ def compare(out, ref, rtol: float, atol: float) -> dict:
     NaN kept). On the CPU whole arrays took a dozen passes over memory of 8 bytes an element (16384x4096 on the CPU
     machine: 2.9 to 6.3 s whole, 0.5 s in chunks); on the GPU the GELU's 65536x4096 takes 0.23 s against the
     CPU's 4.18 (the H200's host, idle)."""
-    out, ref = torch.as_tensor(out), torch.as_tensor(ref).to(torch.as_tensor(out).device)
+    out = torch.as_tensor(out)
+    ref = torch.as_tensor(ref).to(out.device)
     flat_out, flat_ref = (t.reshape(-1) for t in torch.broadcast_tensors(out, ref))
     at_once = COMPARED_AT_ONCE["cpu" if flat_out.device.type == "cpu" else "cuda"]
     zero = torch.zeros((), dtype=torch.float64, device=flat_out.device)

@@ -227,13 +227,12 @@ def autotuning(timings_alone: bool = True):
     """torch.compile's GPU work: the lock shared while it runs on the GPU, none while inductor compiles a graph on
     the CPU (COMPILE) nor while Triton compiles a kernel (KERNEL_COMPILE, even inside a set's timings), and for each
     timing of a candidate kernel or set of candidates (BATCHES) alone where `timings_alone`, else shared, the hold
-    converted and back. While one compile waits for its turn to time, it
-    holds nothing, so two compiles never wait for each other; nor does a window wait for a compile at a shape that
-    is not measured (the matmul's small cases held the GPU shared 23 s each while they compiled and autotuned, and
-    every other check and window waited behind a turn alone that waited for them: 47 s of an h200-001 copy's run,
-    2026-12-03). With an inductor whose timings cannot be reached, or with FIELDNOTE_AUTOTUNE_ALONE=compile (where a
-    GPU test found a timing that went around the benchmarker), alone throughout where `timings_alone`, else
-    shared."""
+    converted and back. While one compile waits for its turn to time, it holds nothing, so two compiles never wait
+    for each other; nor does a window wait for a compile at a shape that is not measured (the matmul's small cases
+    held the GPU shared 23 s each while they compiled and autotuned, and every other check and window waited behind
+    a turn alone that waited for them: 47 s of an h200-001 copy's run, 2026-12-03). With an inductor whose timings
+    cannot be reached, or with FIELDNOTE_AUTOTUNE_ALONE=compile (where a GPU test found a timing that went around the
+    benchmarker), alone throughout where `timings_alone`, else shared."""
     benchmarker = _inductor_benchmarker()
     if benchmarker is None or os.environ.get("FIELDNOTE_AUTOTUNE_ALONE") == "compile":
         with exclusive() if timings_alone else shared():

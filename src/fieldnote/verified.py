@@ -18,11 +18,11 @@ from .errors import PipelineError
 
 SETS = 2
 
-# The input sets and their float64 references, one per drawing of a process: the implementations of a sweep point are
-# prepared from one drawing (`host`, the same arrays), and compute the same references. Each with its own copies,
-# the GELU's and the layer norm's sweep captures held 65 GB of the GPU each (two input sets and two float64
-# references a call, four implementations a point), and beside the others one ran out of memory in an h200-001
-# copy's run (2026-12-03). The host arrays are kept in the entry, so that their ids stay theirs.
+# The input sets and the bounds of their float64 references, one per drawing of a process: the implementations of a
+# sweep point are prepared from one drawing (`host`, the same arrays), and compute the same references. Each with its
+# own copies, the GELU's and the layer norm's sweep captures held 65 GB of the GPU each (two input sets and two
+# float64 references a call, four implementations a point), and beside the others one ran out of memory in an
+# h200-001 copy's run (2026-12-03). The host arrays are kept in the entry, so that their ids stay theirs.
 _pristine: dict[tuple, tuple] = {}
 
 
@@ -45,20 +45,20 @@ class Measured:
         key = (op, tensors["out"].device, tolerance is not None, *((n, id(host[n])) for n in self.inputs)) \
             if host is not None else None
         if key in _pristine:
-            _, self.sets, self.references = _pristine[key]
+            _, self.sets, self.bounds = _pristine[key]
         else:
             self.sets = [{n: tensors[n].clone() for n in self.inputs}]
             self.sets.append({n: -t if t.is_floating_point() else t.clone() for n, t in self.sets[0].items()})
-            self.references = None
+            self.bounds = None
             if tolerance is not None:
                 reference = kernels.function("torch", op)
                 args = OPS[op].torch_args
-                self.references = [bounds(reference(*(s[n].double() if s[n].is_floating_point() else s[n]
-                                                      for n in args)), tolerance) for s in self.sets]
+                self.bounds = [bounds_of(reference(*(s[n].double() if s[n].is_floating_point() else s[n]
+                                                     for n in args)), tolerance) for s in self.sets]
                 if tensors["out"].is_cuda:
                     torch.cuda.synchronize()
             if key is not None:
-                _pristine[key] = (host, self.sets, self.references)
+                _pristine[key] = (host, self.sets, self.bounds)
         self.host = {n: torch.from_numpy(host[n]) if host is not None else tensors[n].cpu().clone()
                      for n in self.inputs}
         self.calls = 0
@@ -79,9 +79,9 @@ class Measured:
         """After timed call `call`: its output against its input set's reference, and the inputs unchanged."""
         import torch
 
-        if self.references is None:
+        if self.bounds is None:
             return
-        chosen, (low, high) = self.sets[call % SETS], self.references[call % SETS]
+        chosen, (low, high) = self.sets[call % SETS], self.bounds[call % SETS]
         for n in self.inputs:
             if not torch.equal(self.tensors[n], chosen[n]):
                 self.fail(call, f"input '{n}' was changed by the call")
@@ -115,7 +115,7 @@ class Measured:
                             "that was not what the gate checked is not kept")
 
 
-def bounds(reference, tolerance: dict) -> tuple:
+def bounds_of(reference, tolerance: dict) -> tuple:
     """What a call's output must lie within, element by element: the float64 reference minus and plus atol + rtol
     times its magnitude. Compared with the float32 output as it is (promoted inside the comparison), two passes of a
     comparison instead of the dozen of a float64 copy and its differences: inside a sweep capture's window, a GELU
@@ -134,7 +134,7 @@ def same_bytes(a, b) -> bool:
 
 def verifies(fn) -> bool:
     """Whether a call's timed calls are verified (a Measured with a tolerance; a plain callable in tests is not)."""
-    return isinstance(fn, Measured) and fn.references is not None
+    return isinstance(fn, Measured) and fn.bounds is not None
 
 
 def prime(fn, call: int) -> None:
