@@ -36,8 +36,7 @@ class Measured:
         copies of `tensors` on the host."""
         import torch
 
-        from . import kernels
-        from .ops import OPS
+        from .check import reference
 
         self.run, self.tensors, self.shape, self.what = run, tensors, shape, what
         self.tolerance = tolerance
@@ -51,10 +50,8 @@ class Measured:
             self.sets.append({n: -t if t.is_floating_point() else t.clone() for n, t in self.sets[0].items()})
             self.bounds = None
             if tolerance is not None:
-                reference = kernels.function("torch", op)
-                args = OPS[op].torch_args
-                self.bounds = [bounds_of(reference(*(s[n].double() if s[n].is_floating_point() else s[n]
-                                                     for n in args)), tolerance) for s in self.sets]
+                device = tensors["out"].device
+                self.bounds = [bounds_of(reference(op, s, device), tolerance) for s in self.sets]
                 if tensors["out"].is_cuda:
                     torch.cuda.synchronize()
             if key is not None:
