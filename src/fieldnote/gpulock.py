@@ -275,31 +275,21 @@ def autotuning(timings_alone: bool = True):
                     counted(timing=-1)
         return timed
 
-    def unheld_inside_timings(method):
+    def unheld(method, inside_timings: bool = False):
+        """Nothing held while `method` compiles (its timings may come from other threads); `inside_timings`: not even
+        inside this thread's timings (a kernel compile), which are taken again after it."""
         @functools.wraps(method)
         def compiling(*args, **kwargs):
             global compiled_unheld
             with turn:
-                suspended = getattr(mine, "timings", 0)
+                suspended = getattr(mine, "timings", 0) if inside_timings else 0
                 counted(timing=-suspended, compiling=1)
-                compiled_unheld += 1
+                compiled_unheld += inside_timings
             try:
                 return method(*args, **kwargs)
             finally:
                 with turn:
                     counted(timing=suspended, compiling=-1)
-        return compiling
-
-    def unheld_while(method):
-        @functools.wraps(method)
-        def compiling(*args, **kwargs):
-            with turn:  # not held through the compile: its timings may come from other threads
-                counted(compiling=1)
-            try:
-                return method(*args, **kwargs)
-            finally:
-                with turn:
-                    counted(compiling=-1)
         return compiling
 
     batches = {(owner, name): vars(owner)[name] for owner, name in _batches()}
@@ -314,9 +304,9 @@ def autotuning(timings_alone: bool = True):
         for (owner, name), raw in batches.items():
             setattr(owner, name, _wrapped(raw, as_timing))
         if compile_entry:
-            setattr(*compile_entry, unheld_while(compile_raw))
+            setattr(*compile_entry, unheld(compile_raw))
         if kernel_entry:
-            setattr(*kernel_entry, unheld_inside_timings(kernel_raw))
+            setattr(*kernel_entry, unheld(kernel_raw, inside_timings=True))
         yield
     finally:
         for name in _timings(benchmarker):
