@@ -171,20 +171,19 @@ def compiled_gelu(tmp_path, device: str, threads: str | None) -> dict:
 
 
 @pytest.mark.parametrize("threads, expected", [(None, 1), ("2", 2)])
-def test_a_compile_without_a_matrix_product_has_one_thread(tmp_path, threads, expected):
+def test_a_compile_has_one_thread(tmp_path, threads, expected):
     """Unless the user sets TORCHINDUCTOR_COMPILE_THREADS: then theirs (the second case shows the test would see
     any other number). On the CPU inductor starts no pool for C++ either way; test_gpu looks for the workers."""
     assert compiled_gelu(tmp_path, "cpu", threads)["threads"] == expected
 
 
-def test_only_an_op_without_a_matrix_product_gives_up_the_worker_pool(monkeypatch):
-    """The matmul and the triangle contraction keep inductor's own compile threads: max-autotune compiles their GEMM
-    templates side by side."""
+def test_every_op_gives_up_the_worker_pool(monkeypatch):
+    """The matrix products too: max-autotune compiles their GEMM templates side by side in threads without it."""
     import torch._inductor.config as inductor
 
     monkeypatch.delenv("TORCHINDUCTOR_COMPILE_THREADS", raising=False)
     monkeypatch.setattr(inductor, "compile_threads", 7)
-    runner("matmul", "compiled"), runner("triangle", "compiled")
-    assert inductor.compile_threads == 7
-    runner("layernorm", "compiled")
-    assert inductor.compile_threads == 1
+    for op in OPS:
+        inductor.compile_threads = 7
+        runner(op, "compiled")
+        assert inductor.compile_threads == 1, op

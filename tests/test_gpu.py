@@ -257,8 +257,9 @@ def test_torch_compile_times_its_candidates_through_the_lock(tmp_path, monkeypat
 
 def test_torch_compile_has_triton_compile_its_kernels_with_the_gpu_held_by_no_one(tmp_path, monkeypatch):
     """max-autotune at the matmul's odd small shape, from a cold cache: inductor compiles its candidates through
-    `triton.compile` (gpulock.KERNEL_COMPILE), some as it times them, each compile with nothing held; no hold of the
-    check's lasts the whole set (one did, 22 to 35 s in an h200-001 copy's run, every window waiting behind it)."""
+    `triton.compile` (gpulock.KERNEL_COMPILE), each with nothing held, wherever it compiles them (in threads before
+    timing them; with its worker pool, again as it times them); no hold of the check's lasts the whole set (one
+    did, 22 to 35 s in an h200-001 copy's run, every window waiting behind it)."""
     import json
     import os
 
@@ -445,9 +446,9 @@ def test_a_job_pinned_to_its_gpu_records_that_gpu_and_reads_its_clocks():
 
 
 @pytest.mark.parametrize("threads, workers", [(None, False), ("4", True)])
-def test_a_compile_without_a_matrix_product_starts_no_compile_workers(tmp_path, threads, workers):
-    """On the GPU inductor compiles Triton, in its worker pool when it has one: none for the GELU, unless the user
-    sets TORCHINDUCTOR_COMPILE_THREADS (the second case: the test sees the workers where they start)."""
+def test_a_compile_starts_no_compile_workers(tmp_path, threads, workers):
+    """On the GPU inductor compiles Triton, in its worker pool when it has one: none (implementations.compiled), unless
+    the user sets TORCHINDUCTOR_COMPILE_THREADS (the second case: the test sees the workers where they start)."""
     from test_check import compiled_gelu
 
     assert (compiled_gelu(tmp_path, "cuda", threads)["workers"] > 0) == workers
