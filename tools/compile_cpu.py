@@ -6,8 +6,8 @@ otherwise idle GPU host; prints a Markdown table.
     python tools/compile_cpu.py OP[:CASES] ... [--threads DEFAULT,1]
 
 CASES: `all` (every case of the check) or `full` (the namespace shape's only). A setting of `--threads` is a
-number, or `default`: unset, as the pipeline runs (one thread for an op with no matrix product,
-`implementations.compiled`; inductor's own choice, the host's cores up to 32, for the others). Measured on
+number, or `default`: unset, as the pipeline runs (one thread, `implementations.compiled`; until ad4c8bb the
+matrix products kept inductor's own choice, the host's cores up to 32: tools/compile_twice.py). Measured on
 2026-12-03, before that rule, as `default,1`; `16,1` on the H200's host measures the same now."""
 from __future__ import annotations
 
