@@ -102,9 +102,6 @@ class Op:
     # the output written once; floating-point operations). The sweep's roofline is drawn from it.
     work: Callable[[Shape], tuple[int, int]] | None = None
     may_be_zero: tuple[str, ...] = ()  # dims a shape may set to 0 (a graph with no edges)
-    # Its torch expression is a matrix product: torch.compile's max-autotune then has GEMM templates to choose
-    # from, compiled side by side in inductor's worker pool (implementations.compiled).
-    multiplies_matrices: bool = False
 
     def label(self, shape: Shape) -> str:
         """The shape as the note writes it: 1024x1024x1024, 4096x768, ..."""
