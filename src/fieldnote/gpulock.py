@@ -154,9 +154,10 @@ COMPILE = ("torch._inductor.compile_fx", "_compile_fx_inner")
 
 # Where inductor has Triton compile one kernel (LLVM and ptxas: CPU only), from wherever it is called: inside a set of
 # candidates' timings too. There the lock is given up for the compile even while the set is timed, and taken again
-# (alone where the set times alone) before the next timing. At a matrix product's odd small shapes max-autotune
-# compiles each candidate again as it times it (20 compiles of about a second each, cProfile on the H200, 70x132x36,
-# 2026-12-03), and the set's hold lasted 22 to 35 s, every window and every other check waiting behind it.
+# (alone where the set times alone) before the next timing. With inductor's worker pool (given up unless the user
+# sets TORCHINDUCTOR_COMPILE_THREADS: implementations.compiled) max-autotune compiles each candidate of a matrix
+# product again as it times it (20 compiles of about a second each at 70x132x36, tools/compile_twice.py), and the
+# set's hold lasted 22 to 35 s, every window and every other check waiting behind it.
 KERNEL_COMPILE = ("triton", "compile")
 compiled_unheld = 0  # this process's kernel compiles that held nothing: a GPU test sees that inductor's went through
 
