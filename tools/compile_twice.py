@@ -63,7 +63,8 @@ def main() -> None:
     matmul = compiled("matmul")
     for m, n, k in SHAPES:
         a, b = torch.randn(m, k, device="cuda"), torch.randn(k, n, device="cuda")
-        calls.clear(), seconds.clear()
+        calls.clear()
+        seconds.clear()
         start = time.monotonic()
         matmul(a, b)
         torch.cuda.synchronize()

@@ -61,10 +61,9 @@ def compiled(op: str):
         # cost more than the compile: on the H200's host a GELU compiled check took 21.8 s and 29.6 CPU-seconds with
         # it, 13.8 s and 15.9 without (tools/compile_cpu.py, 2026-12-03). Where max-autotune has GEMM templates, it
         # compiles them side by side in threads of this process without the pool too; with it, from the second
-        # shape on, the pool compiled them and this process compiled them all again as it timed them (the pool's
-        # Triton cache entries under another ptxas's key): the matmul's first call at 70x132x36 took 29.0 s with
-        # the pool, 5.8 without; at 72x136x40, 23.1 and 6.9; at 1024^3, 8.4 and 7.8 (one H200, cold caches,
-        # 2026-12-03). Read when the first compile would start the pool (async_compile.warm_pool).
+        # shape on, this process compiled them all again as it timed them, missing the pool's Triton cache entries
+        # (tools/compile_twice.py: the matmul's first call at 70x132x36, 29.0 s with the pool, 5.8 without). Read
+        # when the first compile would start the pool (async_compile.warm_pool).
         import torch._inductor.config as inductor
 
         inductor.compile_threads = 1
