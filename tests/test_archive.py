@@ -73,7 +73,8 @@ def test_replay_rebuilds_the_bundle_identically_then_does_nothing(project: Path,
     path = project / "config" / "namespaces" / "original-mage-006.yaml"
     made = snakemake(project, "--cores", "1", "results/original-mage-006.tar.gz")
     assert made.returncode == 0, made.stderr
-    archive = tmp_path / "original-mage-006.tar.gz"
+    archive = project / "incoming" / "original-mage-006.tar.gz"  # a replay reads an archive inside the checkout
+    archive.parent.mkdir()
     archive.write_bytes((project / "results" / "original-mage-006.tar.gz").read_bytes())
     published = (project / "results" / "original-mage-006" / "evidence" / "MANIFEST.sha256").read_text()
     for leftover in ("results", "work", ".snakemake"):  # as on a fresh clone
@@ -83,10 +84,12 @@ def test_replay_rebuilds_the_bundle_identically_then_does_nothing(project: Path,
     assert replay.returncode == 0, replay.stderr
     assert "import_original" not in replay.stderr and "replay_unpack" in replay.stderr
     # nobody pinned this archive: the bundle is the published one, but for the note and the provenance that say so
+    # (the note the generated one: the template it was rendered from is code, not rendered, and not bundled)
     rebuilt = project / "results" / "original-mage-006"
     differ = {line.split("  ")[1] for line in set(published.splitlines())
               ^ set((rebuilt / "evidence" / "MANIFEST.sha256").read_text().splitlines())}
-    assert differ == {"note.md", "note.html", "evidence/provenance.json"}
+    assert differ == {"note.md", "note.html", "evidence/provenance.json", "evidence/claims.parquet", "note.template.md"}
+    assert not (rebuilt / "note.template.md").exists()
     digest = hashlib.sha256(archive.read_bytes()).hexdigest()
     assert f"**Unverified archive.** This note is rebuilt from original-mage-006.tar.gz (SHA-256 `{digest}`)" in (
         rebuilt / "note.md").read_text()
@@ -122,7 +125,8 @@ def test_an_archived_namespace_is_rebuilt_from_its_archive_and_never_measured(pr
     for other in (project / "config" / "namespaces").glob("original-*.yaml"):
         import_from_seed(other)
     assert snakemake(project, "--cores", "1", "results/original-mage-006.tar.gz").returncode == 0
-    archive = tmp_path / "original-mage-006.tar.gz"
+    archive = project / "incoming" / "original-mage-006.tar.gz"  # a replay reads an archive inside the checkout
+    archive.parent.mkdir()
     archive.write_bytes((project / "results" / "original-mage-006.tar.gz").read_bytes())
     published = (project / "results" / "original-mage-006" / "evidence" / "MANIFEST.sha256").read_text()
     path = project / "config" / "namespaces" / "original-mage-006.yaml"

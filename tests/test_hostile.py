@@ -4,11 +4,13 @@ traceback, and nothing outside results/ and work/ touched (the checkout, archive
 it hash the same before and after)."""
 import gzip
 import hashlib
+import importlib.util
 import io
 import json
 import os
 import re
 import resource
+import shutil
 import signal
 import subprocess
 import sys
@@ -568,3 +570,201 @@ def test_ctrl_c_stops_a_job_with_one_line(checkout):
     folder = (checkout / target).parent
     assert not folder.exists() or not [p for p in folder.iterdir() if p.name.endswith(".tmp")]
     assert tree(checkout) == inside
+
+
+# Templates are code: they run in the sandbox, within bounds
+
+
+def sandboxed(tmp_path: Path, text: str, name: str = "note.md"):
+    """Render `text` as a note template over a one-row summary; the PipelineError it stops with, and the seconds."""
+    from fieldnote.authored import Evidence, render
+
+    template = tmp_path / name
+    template.write_text(text)
+    summary = pd.DataFrame({"op": ["gelu"], "implementation": ["cuda"], "kernel_us": [5.0], "launches": [1]})
+    evidence = Evidence("demo", {"summary": summary}, {"gpu": "NVIDIA H200"}, {}, {})
+    start = time.monotonic()
+    with pytest.raises(PipelineError) as e:
+        render(template, evidence, {}, {})
+    return str(e.value), time.monotonic() - start
+
+
+@pytest.mark.parametrize("expression", [
+    "cycler.__init__.__globals__.os.system('touch {marker}')",
+    "lipsum.__globals__['os'].system('touch {marker}')",
+    "kernel.__self__.tables",
+    "config.__class__.__mro__[1].__subclasses__()",
+    "namespace.__class__.__mro__"])
+def test_a_template_cannot_reach_python_s_internals(tmp_path, expression):
+    marker = tmp_path / "ran"
+    message, _ = sandboxed(tmp_path, "{{ " + expression.format(marker=marker) + " }}\n")
+    assert message.startswith(f"{tmp_path / 'note.md'}: line 1: refused by the sandbox: access to attribute")
+    assert "\n" not in message and not marker.exists()
+
+
+def test_a_template_cannot_change_what_it_is_given(tmp_path):
+    message, _ = sandboxed(tmp_path, "{{ config.update(seed=1) }}{{ stages.append('x') }}\n")
+    assert "refused by the sandbox" in message and "update" in message
+
+
+@pytest.mark.parametrize("include", ["/etc/passwd", "../outside/keep.txt", "../../etc/passwd"])
+def test_a_template_cannot_read_a_file_outside_its_folder(tmp_path, include):
+    (tmp_path / "notes").mkdir()
+    message, _ = sandboxed(tmp_path / "notes", "{% include '" + include + "' %}\n")
+    assert f"line 1: no template '{include}' in {tmp_path / 'notes'} (a note includes only files of its own" in message
+
+
+def test_a_template_including_itself_or_a_macro_calling_itself_is_one_line(tmp_path):
+    message, _ = sandboxed(tmp_path, "{% include 'note.md' %}\n")
+    assert message.endswith("recurses without end (a macro calling itself, an include of itself)")
+    message, _ = sandboxed(tmp_path, "{% macro f() %}{{ f() }}{% endmacro %}{{ f() }}\n")
+    assert "recurses without end" in message
+
+
+@pytest.mark.parametrize("expression, says", [
+    ("'x' * 10000000000", "refused by the sandbox: a repetition of more than"),
+    ("[1] * 100000000", "refused by the sandbox: a repetition of more than"),
+    ("'%0999999999d' % 1", "refused by the sandbox: a %-format wider than"),
+    ("'%.*f' % (999999999, 1)", "refused by the sandbox: a %-format wider than"),
+    ("9 ** 99999999", "refused by the sandbox: a power above"),
+    ("'x' | center(17179869184)", "takes more memory than a note may"),
+])
+def test_a_template_building_something_huge_is_stopped_at_once(tmp_path, expression, says):
+    before, limit = resource.getrusage(resource.RUSAGE_SELF).ru_maxrss, resource.getrlimit(resource.RLIMIT_AS)
+    message, seconds = sandboxed(tmp_path, "{{ " + expression + " }}\n")
+    assert says in message and seconds < 10
+    assert resource.getrusage(resource.RUSAGE_SELF).ru_maxrss - before < 256 << 10  # KiB: nothing was built
+    assert resource.getrlimit(resource.RLIMIT_AS) == limit  # and the cap is lifted after
+
+
+def test_a_note_growing_without_bound_is_stopped(tmp_path):
+    message, seconds = sandboxed(tmp_path, "{% for i in range(100000) %}{{ 'x' * 1000 }}{% endfor %}\n")
+    assert "the note grows past 4,194,304 characters: stopped" in message and seconds < 10
+
+
+def test_a_template_looping_without_end_is_stopped_at_its_time_bound(tmp_path, monkeypatch):
+    from fieldnote import sandbox
+
+    monkeypatch.setattr(sandbox, "MAX_RENDER_SECONDS", 1)
+    message, seconds = sandboxed(
+        tmp_path, "{% for i in range(100000) %}{% for j in range(100000) %}{% endfor %}{% endfor %}\n")
+    assert "ran past 1 s: stopped (a loop without end?)" in message and seconds < 5
+
+
+# The page shows what it did not write as text
+
+
+HOSTILE_MARKDOWN = """# evil
+
+<script>window.pwned = 1</script> a <img src=x onerror="window.pwned = 2"> b
+
+<!-- the warning would hide in here
+
+[a link](javascript:window.pwned=3), [spelt](&#106;avascript:window.pwned=4), [data](data:text/html,x),
+[protocol-relative](//evil.example/x), ![image](javascript:x), <a href="javascript:x">raw</a>
+
+[fine](figures/launches.svg), [also fine](https://example.org/x), [anchor](#evil)
+
+| gpu | name |
+|---|---|
+| 0 | <iframe src="javascript:window.pwned=5"></iframe> |
+"""
+
+
+def tags_of(page_text: str) -> list[tuple[str, dict]]:
+    from html.parser import HTMLParser
+
+    found = []
+
+    class Tags(HTMLParser):
+        def handle_starttag(self, tag, attrs):
+            found.append((tag, dict(attrs)))
+
+        def handle_comment(self, data):
+            found.append(("!--", {"text": data}))
+
+    Tags().feed(page_text)
+    return found
+
+
+def test_the_page_escapes_every_tag_and_link_it_did_not_write(tmp_path):
+    from fieldnote import page
+
+    text = page.render(HOSTILE_MARKDOWN, tmp_path, "evil: field note")
+    tags = tags_of(text)
+    assert {t for t, _ in tags} <= {"html", "head", "meta", "title", "style", "body", "h1", "p", "a", "img",
+                                    "table", "thead", "tbody", "tr", "th", "td", "code", "em", "strong"}
+    links = [a.get("href") or a.get("src") for t, a in tags if t in ("a", "img")]
+    assert links == [None, None, None, None, None, "figures/launches.svg", "https://example.org/x", "#evil"]
+    assert not any(k.startswith("on") for _, attrs in tags for k in attrs)
+    assert "&lt;script&gt;window.pwned = 1&lt;/script&gt;" in text and "&lt;!-- the warning" in text
+
+
+def test_the_warning_of_an_unpinned_archive_is_drawn_by_the_page_above_the_note(tmp_path):
+    from fieldnote import page
+
+    provenance = {"archive": "<b>x</b>.tar.gz", "sha256": "ab" * 32, "why": "nobody pins it"}
+    text = page.render("<!--\n\n# evil\n", tmp_path, "evil: field note", provenance)
+    body = text.split("<body>\n", 1)[1]
+    assert body.startswith('<aside class="unverified" role="alert"><strong>Unverified archive.</strong> This page '
+                           "is rebuilt from &lt;b&gt;x&lt;/b&gt;.tar.gz")
+    assert [t for t, _ in tags_of(text) if t == "!--"] == []
+
+
+@pytest.mark.slow
+def test_an_unpinned_archive_runs_no_code_and_scripts_no_page(checkout, tmp_path):
+    """A forged archive whose template runs a command and hides the warning in a comment, whose description,
+    changes and GPU name carry script: it replays, its note is the generated one, and its page runs nothing."""
+    marker = tmp_path / "outside" / "pwned"
+    script = "<script>window.pwned = true</script>"
+
+    def edit(members):
+        edit_resolved(lambda d: d.update(
+            description=f"{script} <!-- hide", progression={**d["progression"], "changes": {
+                n: "[see](javascript:window.pwned=true)" for n in d["progression"]["namespaces"]}}))(members)
+        members["bundle/note.template.md"] = (
+            "<!--\n{{ cycler.__init__.__globals__.os.system('touch " + str(marker) + "') }}\n").encode()
+        environment = json.loads(members["bundle/evidence/environment.json"])
+        environment["gpu_name"] = '<img src=x onerror="window.pwned = true">'
+        members["bundle/evidence/environment.json"] = json.dumps(environment).encode()
+
+    incoming = checkout / "incoming"
+    incoming.mkdir()
+    forged = forge(checkout / "archives" / "mage-006.tar.gz", incoming / "evil.tar.gz", edit, namespace="mage-106")
+    beside = tree(tmp_path / "outside")
+    run = snakemake(checkout, "--cores", "1", "results/mage-106", "--config", f"replay={forged}")
+    assert run.returncode == 0, run.stderr[-3000:]
+    assert not marker.exists() and tree(tmp_path / "outside") == beside
+    bundle = checkout / "results" / "mage-106"
+    note = (bundle / "note.md").read_text()
+    assert "**Unverified archive.**" in note.split("\n\n")[1] and "The note is the generated one" in note
+    assert not (bundle / "note.template.md").exists()
+    page_text = (bundle / "note.html").read_text()
+    assert script not in page_text and "onerror" not in {k for _, a in tags_of(page_text) for k in a}
+    assert "javascript:" not in {a.get("href", "") for t, a in tags_of(page_text) if t == "a"}
+    assert page_text.split("<body>\n", 1)[1].startswith('<aside class="unverified" role="alert">')
+    chromium = shutil.which("chromium") or shutil.which("chromium-browser")
+    if chromium and importlib.util.find_spec("playwright"):
+        from playwright.sync_api import sync_playwright
+
+        with sync_playwright() as p:
+            browser = p.chromium.launch(executable_path=chromium, args=["--no-sandbox"])
+            view = browser.new_page()
+            view.goto((bundle / "note.html").as_uri())
+            view.wait_for_timeout(300)
+            assert view.evaluate("window.pwned") is None
+            assert view.is_visible("aside.unverified")
+            browser.close()
+
+
+@pytest.mark.slow
+def test_a_namespace_s_template_reaching_for_the_os_is_refused_in_one_line(checkout, tmp_path):
+    marker = tmp_path / "outside" / "pwned"
+    (checkout / "notes" / "evil.md").write_text(
+        "# evil\n\n{{ cycler.__init__.__globals__.os.system('touch " + str(marker) + "') }}\n")
+    path = checkout / "config" / "namespaces" / "mage-006.yaml"
+    path.write_text(re.sub(r"(?m)^note: .*$", "note: notes/evil.md", path.read_text()))
+    refused(checkout, "--cores", "1", "results/mage-006",
+            says="notes/evil.md: line 3: refused by the sandbox: access to attribute '__init__' of 'type' object "
+                 "is unsafe.")
+    assert not marker.exists()

@@ -12,9 +12,11 @@ from pathlib import Path
 
 import jinja2
 import pandas as pd
+from jinja2.sandbox import SecurityError
 
 from . import note as tables_of
 from .errors import PipelineError
+from .sandbox import MAX_RENDER_MEMORY, bounds, environment, stream
 from .subjects import adopted
 from .vocabulary import HAND_WRITTEN, IMPLEMENTATIONS, MEASURED, OPS, hand_written, us
 
@@ -403,12 +405,6 @@ class Evidence:
 # --- rendering -------------------------------------------------------------------------------------------------
 
 
-def environment(folder: Path) -> jinja2.Environment:
-    return jinja2.Environment(loader=jinja2.FileSystemLoader(str(folder)), undefined=jinja2.StrictUndefined,
-                              keep_trailing_newline=True, trim_blocks=True, lstrip_blocks=True,
-                              autoescape=False)
-
-
 @dataclass(frozen=True)
 class Rendered:
     text: str
@@ -454,7 +450,14 @@ def render(template: Path, evidence: Evidence, generated: dict, figures: dict[st
         verification=lambda: tables_of.verification(evidence.tables["spans"], imported),
         sanitizer=lambda: tables_of.sanitizer_summary(evidence.tables["sanitizer"]))
     try:
-        text = _with_filename(env, source, template, helpers).render()
+        with bounds(str(template)):
+            text = stream(_with_filename(env, source, template, helpers), str(template))
+    except jinja2.TemplateNotFound as e:
+        raise PipelineError(f"{template}: line {template_line_of_error(e, str(template))}: no template {e.name!r} "
+                            f"in {template.parent} (a note includes only files of its own folder)") from None
+    except SecurityError as e:  # what a template may not do: one line, and nothing was run
+        line = getattr(e, "lineno", None) or template_line_of_error(e, str(template))
+        raise PipelineError(f"{template}: line {line}: refused by the sandbox: {e.message}") from None
     except jinja2.TemplateError as e:
         line = getattr(e, "lineno", None) or template_line_of_error(e, str(template))
         raise PipelineError(f"{template}: line {line}: {e.message}" if line else f"{template}: {e}") from None
@@ -462,6 +465,12 @@ def render(template: Path, evidence: Evidence, generated: dict, figures: dict[st
         if str(e).startswith(f"{template}:"):
             raise
         raise PipelineError(f"{template}: line {template_line_of_error(e, str(template))}: {e}") from None
+    except RecursionError:
+        raise PipelineError(f"{template}: recurses without end (a macro calling itself, an include of itself)"
+                            ) from None
+    except MemoryError:
+        raise PipelineError(f"{template}: takes more memory than a note may ({MAX_RENDER_MEMORY >> 30} GiB): "
+                            "stopped") from None
     except (TypeError, ValueError, KeyError, IndexError, AttributeError, ZeroDivisionError) as e:  # the template's
         raise PipelineError(f"{template}: line {template_line_of_error(e, str(template))}: {type(e).__name__}: "
                             f"{e}") from None

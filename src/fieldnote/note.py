@@ -371,7 +371,8 @@ def counters(table: pd.DataFrame, at_points: bool = False) -> pd.DataFrame:
 def unverified(provenance: dict) -> str:
     return (f"**Unverified archive.** This note is rebuilt from {provenance['archive']} (SHA-256 "
             f"`{provenance['sha256']}`), which no namespace file pins: its evidence is only as trustworthy as "
-            "wherever that file came from.")
+            "wherever that file came from. The note is the generated one: a note's template is code, rendered only "
+            "for an archive a namespace file pins.")
 
 
 def place_figure(name: str, caption: str) -> str:

@@ -32,7 +32,6 @@ for _ns, _archive in ARCHIVES.items():
             tables=expand("work/{ns}/replay/{table}.parquet", ns=_ns, table=_archive.tables()),
             history=list(history_files(_ns).values()),
             environment=f"work/{_ns}/replay/environment.json",
-            template=[f"work/{_ns}/replay/note.template.md"] if _archive.has("note.template.md") else [],
         log:
             f"work/logs/replay_unpack/{_ns}.log",
         params:

@@ -386,11 +386,10 @@ def has_quoted(ns):
 
 
 def note_template(ns):
-    """The note's template: the namespace file's, or, for an archive replayed without one, the archive's copy."""
+    """The note's template (the namespace file's `note:`, in the checkout's notes/). A template is code: an archive
+    nobody pinned gets the generated note, whatever template it or a namespace file names."""
     n = NAMESPACES[ns]
-    if n.replay and not n.archived:
-        return f"work/{ns}/replay/note.template.md" if ARCHIVES[ns].has("note.template.md") else None
-    return n.note
+    return None if n.replay and not n.replay_pinned else n.note
 
 
 def figure_names(ns):

@@ -85,5 +85,7 @@ rule page:
         "work/{ns}/note.html",
     log:
         log_of("page", "ns"),
+    params:
+        provenance=lambda w: provenance(ns_of(w)),
     script:
         "../scripts/page.py"

@@ -39,10 +39,7 @@ def main(snakemake):
             evidence = authored.Evidence(snakemake.wildcards.ns, tables, environment,
                                          authored.history_tables(past), p.config)
             rendered = authored.render(Path(i.template), evidence, made, p.figures, (p.config or {}).get("note"))
-            text, claims = rendered.text, rendered.claims
-            if p.provenance:
-                first, _, rest = text.partition("\n\n")
-                text = f"{first}\n\n{note.unverified(p.provenance)}\n\n{rest}"
+            text, claims = rendered.text, rendered.claims  # never an unpinned archive's: its note is generated
         else:
             text = note.render(snakemake.wildcards.ns, p.description, environment, tables, views, roofline,
                                p.targets, p.provenance, p.figures, predictions)

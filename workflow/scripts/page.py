@@ -8,7 +8,8 @@ from fieldnote.script import entry
 @entry
 def main(snakemake):
     i = snakemake.input
-    text = page.render(Path(i.note).read_text(), Path(i.figures), f"{snakemake.wildcards.ns}: field note")
+    text = page.render(Path(i.note).read_text(), Path(i.figures), f"{snakemake.wildcards.ns}: field note",
+                       snakemake.params.provenance)
     write_bytes(snakemake.output[0], text.encode())
 
 

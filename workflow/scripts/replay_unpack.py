@@ -25,7 +25,6 @@ def main(snakemake):
     files = {path: f"evidence/{Path(path).name}" for path in snakemake.output.tables}
     files.update({path: f"evidence/history/{Path(path).name}" for path in snakemake.output.history})
     files[snakemake.output.environment] = "evidence/environment.json"
-    files.update({path: "note.template.md" for path in snakemake.output.template})
     contents = {path: archive.bundle_file(name) for path, name in files.items()}
     own = archive.resolved()
     layouts = {**snakemake.params.layouts, own["name"]: {"variants": own["variants"], "shapes": own["shapes"]}}
