@@ -768,3 +768,20 @@ def test_a_namespace_s_template_reaching_for_the_os_is_refused_in_one_line(check
             says="notes/evil.md: line 3: refused by the sandbox: access to attribute '__init__' of 'type' object "
                  "is unsafe.")
     assert not marker.exists()
+
+
+@pytest.mark.parametrize("size", ["256k", "1m"])
+def test_a_full_work_folder_is_one_line_and_publishes_nothing(checkout, size):
+    """work/ on a tmpfs of `size`: the job that meets the full disk says so in one line, whichever it is."""
+    (checkout / "work").mkdir()
+    mounted = subprocess.run(["mount", "-t", "tmpfs", "-o", f"size={size}", "tmpfs", str(checkout / "work")],
+                             capture_output=True, text=True)
+    if mounted.returncode != 0:
+        pytest.skip(f"a small file system is needed to fill (mount tmpfs: {mounted.stderr.strip()})")
+    try:
+        run = refused(checkout, "--cores", "1", "results/mage-006", says="No space left on device")
+    finally:
+        subprocess.run(["umount", str(checkout / "work")], check=True)
+    assert re.search(r"fieldnote: rule \w+: cannot write .*: No space left on device; what it was writing was a "
+                     "temporary file, and nothing was published", run.stderr)
+    assert not (checkout / "results" / "mage-006").exists()

@@ -2,6 +2,8 @@
 traceback, and the refusal to measure an archived namespace, held in the job itself whatever the DAG allowed."""
 from __future__ import annotations
 
+import contextlib
+import errno
 import logging
 import os
 import sys
@@ -20,11 +22,13 @@ class _Tee:
         self.stream, self.log = stream, log
 
     def write(self, text):
-        self.log.write(text)
+        with contextlib.suppress(OSError):  # a full disk must not silence the line that says so
+            self.log.write(text)
         return self.stream.write(text)
 
     def flush(self):
-        self.log.flush()
+        with contextlib.suppress(OSError):
+            self.log.flush()
         self.stream.flush()
 
     def __getattr__(self, name):  # fileno, isatty, encoding: the terminal's
@@ -38,6 +42,7 @@ def _log_to(snakemake) -> None:
     os.environ["FIELDNOTE_JOB"] = str(Path(snakemake.log[0]).with_suffix(""))  # names it in the GPU lock's trace
     log = open(snakemake.log[0], "a", buffering=1)  # noqa: SIM115 (held for the job's life)
     sys.stderr = _Tee(sys.stderr, log)
+    logging.raiseExceptions = False  # a log that cannot be written (a full disk) is no reason for a traceback
     handler = logging.StreamHandler(log)
     handler.setFormatter(logging.Formatter("%(asctime)s %(message)s", "%H:%M:%S"))
     progress.addHandler(handler)
@@ -57,6 +62,9 @@ def refuse_archived(snakemake) -> None:
                             "archive; to measure again, declare a new namespace.")
 
 
+STORAGE = {errno.ENOSPC, errno.EDQUOT, errno.EROFS, errno.EFBIG}  # the disk, not the code
+
+
 def entry(main):
     """Run `main(snakemake)`; a PipelineError becomes one message on stderr and exit status 1, a Ctrl-C one line
     and status 130 (what the job was writing is a temporary file, never published)."""
@@ -73,6 +81,12 @@ def entry(main):
             report_phases()
         except PipelineError as e:
             print(f"fieldnote: {e}", file=sys.stderr)
+            sys.exit(1)
+        except OSError as e:
+            if e.errno not in STORAGE and "No space left" not in str(e):  # pyarrow's carry no errno
+                raise
+            print(f"fieldnote: rule {snakemake.rule}: cannot write {e.filename or 'its output'}: {e.strerror}; "
+                  "what it was writing was a temporary file, and nothing was published", file=sys.stderr)
             sys.exit(1)
         except KeyboardInterrupt:
             print(f"fieldnote: interrupted: rule {snakemake.rule} stopped before it finished and published nothing",
