@@ -92,7 +92,8 @@ def summary(capture_summary: pd.DataFrame, spans: pd.DataFrame, kernels: pd.Data
     iteration, and the eager spans' mean, median and the range of their round means."""
     present = [b for b in backends if b in set(capture_summary["backend"])]
     if not present:
-        raise ValueError(f"no capture from any of {backends}")
+        raise PipelineError(f"capture_summary: no capture from any of {', '.join(backends)} (the table has "
+                            f"{len(capture_summary)} rows)")
     chosen = capture_summary[capture_summary["backend"] == present[0]]
     cold = None
     if "cache" in chosen:  # warm is the kernel time; cold (L2 flushed before each call) stands beside it
