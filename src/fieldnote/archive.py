@@ -9,15 +9,21 @@ timestamp, so the same bundle and sources give the same bytes.
 Reading one trusts nothing in it: the gzip stream is read to its end (its CRC and length checked), each
 member's size is checked against the index and the limits below before it is read, each member's hash against
 the index, the bundle against its manifest, and the recorded configuration against the namespace schema. A
-verified archive is remembered by its SHA-256 under work/, so a Snakemake start hashes it and reads no further.
+verified archive is remembered by its SHA-256 under work/, so a Snakemake start hashes it and reads no further;
+that record is signed under a per-user key kept outside the checkout, so an edited record is verified anew.
 """
 from __future__ import annotations
 
+import functools
 import gzip
 import hashlib
+import hmac
 import io
 import json
+import os
+import secrets
 import tarfile
+import tempfile
 import zlib
 from pathlib import Path
 
@@ -28,6 +34,8 @@ from .errors import PipelineError
 from .evidence import parse_manifest
 from .io import write_bytes, write_json
 from .ops import OPS
+from .paths import ROOT, SCHEMAS
+from .tables import TABLES
 
 SOURCES = ("Snakefile", "pyproject.toml", "config", "workflow", "kernels", "src/fieldnote", "envs", "profiles", "notes")
 FORMAT = 1  # INDEX.json's layout; a cached verification is valid for one format only
@@ -39,6 +47,25 @@ MAX_MEMBER_BYTES = 64 << 20
 MAX_ARCHIVE_BYTES = 256 << 20
 MAX_MEMBERS = 20_000
 MAX_INDEX_BYTES = 8 << 20
+# A GNU long-name or long-link header, or a pax header, is read whole by tarfile before the member it describes:
+# its declared size is checked first. Our own archives hold none (their names are at most 87 characters); a
+# longer name is a pax header of a few hundred bytes. Nor do they chain headers or hold sparse files.
+MAX_HEADER_BYTES = 64 << 10
+MAX_HEADERS_IN_A_ROW = 4
+EXTENDED = {tarfile.GNUTYPE_LONGNAME: "GNU long-name", tarfile.GNUTYPE_LONGLINK: "GNU long-link",
+            tarfile.XHDTYPE: "pax", tarfile.XGLTYPE: "pax global", tarfile.SOLARIS_XHDTYPE: "Solaris pax"}
+# A table's Parquet metadata is checked before the table is decoded: a few hundred KB of Parquet can say 50
+# million rows of zeros. The largest shipped table (h200-002's kernels, measured over archives/*.tar.gz with
+# read_members) holds 36,000 rows and 27 columns, 807,213 bytes uncompressed, 15.9 MB decoded (8 bytes a cell
+# and 7.9 MB of text), in one row group with a footer of at most 20,923 bytes; these leave about two orders of
+# magnitude. Decoded counts the cells and the text as pandas receives it: one long dictionary value that a
+# million rows repeat is a few bytes in the file.
+MAX_TABLE_ROWS = 4_000_000
+MAX_TABLE_BYTES = 96 << 20
+MAX_DECODED_BYTES = 1 << 30
+MAX_TABLE_FOOTER = 2 << 20
+MAX_TABLE_COLUMNS = 256
+MAX_ROW_GROUPS = 1024
 CACHE = Path("work/.cache/archives")
 
 
@@ -137,6 +164,38 @@ def _member(member: tarfile.TarInfo, namespace: str, index: dict, seen: dict, wh
     return name
 
 
+class _Refused(Exception):
+    """A tar header refused while tarfile reads it (tarfile swallows its own HeaderError after the first member)."""
+
+
+class _Header(tarfile.TarInfo):
+    """A tar header that tarfile processes only once its type and declared size are ones our archives could
+    hold: an extended header (long name, pax) small and not one of a chain, no sparse file."""
+
+    def _proc_member(self, tar):
+        if self.type == tarfile.GNUTYPE_SPARSE:
+            raise _Refused(f"member {self.name!r} is a sparse file, not a regular one")
+        if self.type not in EXTENDED:
+            return super()._proc_member(tar)
+        if self.size > MAX_HEADER_BYTES:
+            raise _Refused(f"a {EXTENDED[self.type]} header at byte {self.offset:,} of its tar declares "
+                           f"{self.size:,} bytes, above the limit of {MAX_HEADER_BYTES:,}: refused before it is read")
+        depth = getattr(tar, "_extended_depth", 0)  # each extended header reads the next one in a nested call
+        if depth >= MAX_HEADERS_IN_A_ROW:
+            raise _Refused(f"more than {MAX_HEADERS_IN_A_ROW} extended headers in a row at byte {self.offset:,} "
+                           "of its tar")
+        tar._extended_depth = depth + 1
+        try:
+            return super()._proc_member(tar)
+        finally:
+            tar._extended_depth = depth
+
+    def _sparse(self, *args):
+        raise _Refused(f"a pax header at byte {self.offset:,} of its tar describes a sparse file")
+
+    _proc_gnusparse_00 = _proc_gnusparse_01 = _proc_gnusparse_10 = _sparse
+
+
 def read_members(path: Path) -> tuple[str, dict[str, bytes]]:
     """(namespace, {path under <ns>/: bytes}) of an archive, every member checked against the index."""
     where = f"archive {path}"
@@ -144,7 +203,7 @@ def read_members(path: Path) -> tuple[str, dict[str, bytes]]:
     index = None
     try:
         with open(path, "rb") as raw, gzip.GzipFile(fileobj=raw, mode="rb") as gz:
-            with tarfile.open(fileobj=gz, mode="r|") as tar:
+            with tarfile.open(fileobj=gz, mode="r|", tarinfo=_Header) as tar:
                 for member in tar:
                     if index is None:
                         namespace, index = _index(member, tar, where)
@@ -158,6 +217,8 @@ def read_members(path: Path) -> tuple[str, dict[str, bytes]]:
                 pass
     except PipelineError:
         raise
+    except _Refused as e:
+        raise PipelineError(f"{where}: {e}") from None
     except (OSError, EOFError, tarfile.TarError, zlib.error) as e:
         raise PipelineError(f"{where} is not a readable archive ({e})") from None
     if index is None:
@@ -168,6 +229,84 @@ def read_members(path: Path) -> tuple[str, dict[str, bytes]]:
     return namespace, files
 
 
+def read_table(data: bytes, where: str):
+    """One of an archive's Parquet tables in pandas, once what it would decode to is within the limits above:
+    its footer's length (the file's last 8 bytes), then from the footer its rows, columns, row groups and
+    uncompressed bytes, its columns flat (no list, map or struct), then its text decoded as dictionaries."""
+    import pandas as pd
+    import pyarrow.parquet as pq
+
+    if len(data) < 12 or data[-4:] != b"PAR1":
+        raise PipelineError(f"{where} is not a readable table (no Parquet footer)")
+    footer = int.from_bytes(data[-8:-4], "little")
+    if footer > MAX_TABLE_FOOTER:
+        raise PipelineError(f"{where}: its Parquet footer is {footer:,} bytes, above the limit of "
+                            f"{MAX_TABLE_FOOTER:,}")
+    try:
+        parquet = pq.ParquetFile(io.BytesIO(data))
+        _within(parquet.metadata, where)
+        _flat(parquet.schema_arrow, where)
+        _decoded(data, parquet, where)
+        return pd.read_parquet(io.BytesIO(data))
+    except PipelineError:
+        raise
+    except Exception as e:  # pyarrow raises several types for a damaged file
+        raise PipelineError(f"{where} is not a readable table ({e})") from None
+
+
+def _within(meta, where: str) -> None:
+    """Rows, columns, row groups and uncompressed bytes as the footer declares them, before anything is decoded."""
+    if meta.num_columns > MAX_TABLE_COLUMNS or meta.num_row_groups > MAX_ROW_GROUPS:
+        raise PipelineError(f"{where}: {meta.num_columns:,} columns in {meta.num_row_groups:,} row groups, above "
+                            f"the limits of {MAX_TABLE_COLUMNS:,} columns and {MAX_ROW_GROUPS:,} row groups")
+    groups = [meta.row_group(i) for i in range(meta.num_row_groups)]
+    rows = max(meta.num_rows, sum(g.num_rows for g in groups))
+    if rows > MAX_TABLE_ROWS:
+        raise PipelineError(f"{where}: {rows:,} rows, above the limit of {MAX_TABLE_ROWS:,} for one table")
+    uncompressed = max(sum(g.total_byte_size for g in groups),
+                       sum(g.column(j).total_uncompressed_size for g in groups for j in range(g.num_columns)))
+    if uncompressed > MAX_TABLE_BYTES:
+        raise PipelineError(f"{where}: {uncompressed:,} bytes uncompressed, above the limit of "
+                            f"{MAX_TABLE_BYTES:,} for one table")
+    if 8 * rows * meta.num_columns > MAX_DECODED_BYTES:
+        raise PipelineError(f"{where}: {rows:,} rows of {meta.num_columns} columns decode to "
+                            f"{8 * rows * meta.num_columns:,} bytes, above the limit of {MAX_DECODED_BYTES:,}")
+
+
+def _flat(schema, where: str) -> None:
+    """Evidence is flat: a column of lists or structs is no column of ours, and its nesting is unbounded."""
+    for field in schema:
+        if getattr(field.type, "num_fields", 0):
+            raise PipelineError(f"{where}: column {field.name!r} is {field.type}, not a column of single values")
+
+
+def _decoded(data: bytes, parquet, where: str) -> None:
+    """The text columns read as dictionaries (what the file holds) and their decoded length summed from them,
+    so a long value repeated over many rows is refused before pandas receives it repeated."""
+    import pyarrow as pa
+    import pyarrow.compute as pc
+    import pyarrow.parquet as pq
+
+    def is_text(kind) -> bool:
+        kind = kind.value_type if pa.types.is_dictionary(kind) else kind
+        return any(test(kind) for test in (pa.types.is_string, pa.types.is_large_string, pa.types.is_binary,
+                                           pa.types.is_large_binary))
+
+    text = [f.name for f in parquet.schema_arrow if is_text(f.type)]
+    meta = parquet.metadata
+    size = 8 * meta.num_rows * meta.num_columns
+    if text:
+        for column in pq.ParquetFile(io.BytesIO(data), read_dictionary=text).read(columns=text).columns:
+            for chunk in column.chunks:
+                lengths = pc.binary_length(chunk.dictionary if pa.types.is_dictionary(chunk.type) else chunk)
+                if pa.types.is_dictionary(chunk.type):
+                    lengths = pc.take(lengths, chunk.indices)
+                size += pc.sum(lengths).as_py() or 0
+    if size > MAX_DECODED_BYTES:
+        raise PipelineError(f"{where}: decodes to {size:,} bytes (its text repeated over its rows), above the "
+                            f"limit of {MAX_DECODED_BYTES:,} for one table")
+
+
 class Archive:
     """A packed namespace, read without unpacking to disk. Opening one verifies it completely, unless an archive
     with the same SHA-256 was verified before (work/.cache/archives)."""
@@ -176,18 +315,16 @@ class Archive:
         self.path = Path(path)
         self.sha256 = sha256_of(self.path)
         self._files: dict[str, bytes] | None = None
-        record = cache / f"{self.sha256}.v{FORMAT}.json"
-        try:
-            known = json.loads(record.read_text())
+        record, key = cache / f"{self.sha256}.v{FORMAT}.json", _cache_key()
+        known = _remembered(record, key, self.sha256) if key else None
+        if known:
             self.namespace, self._tables, self._resolved = known["namespace"], known["tables"], known["resolved"]
             self._members = set(known["members"])
-        except (OSError, ValueError, KeyError):
+        else:
             self.verify()
-            try:  # the cache only saves time: a read-only work/ costs a full verification at every start
-                write_json(record, {"namespace": self.namespace, "tables": self._tables, "resolved": self._resolved,
-                                    "members": sorted(self._members)})
-            except OSError:
-                pass
+            if key:
+                _remember(record, key, self.sha256, {"namespace": self.namespace, "tables": self._tables,
+                                                     "resolved": self._resolved, "members": sorted(self._members)})
 
     @property
     def files(self) -> dict[str, bytes]:
@@ -215,9 +352,7 @@ class Archive:
         for name, digest in listed.items():
             if hashlib.sha256(self.bundle_file(name)).hexdigest() != digest:
                 raise PipelineError(f"{where}: {name} does not match its manifest checksum")
-        self._tables = sorted(names.check(n.removeprefix("evidence/").removesuffix(".parquet"), f"{where}: table")
-                              for n in listed if n.startswith("evidence/") and n.endswith(".parquet")
-                              and n.count("/") == 1)
+        self._tables = _tables(listed, where)
         try:
             resolved = json.loads(self.bundle_file("config.resolved.json"))
         except ValueError as e:
@@ -235,6 +370,116 @@ class Archive:
 
     def resolved(self) -> dict:
         return json.loads(json.dumps(self._resolved))  # a copy: callers set the targets on theirs
+
+
+def _tables(listed, where: str) -> list[str]:
+    """The bundle's tables (evidence/<table>.parquet; evidence/history/<ns>.<table>.parquet, another namespace's),
+    each one the registry knows (tables.py), and no two of its files one name but for case (one file where
+    macOS or Windows unpacks them)."""
+    folded: dict[str, str] = {}
+    for name in sorted(listed):
+        other = folded.setdefault(name.casefold(), name)
+        if other != name:
+            raise PipelineError(f"{where}: bundle files {other} and {name} differ only in case")
+    tables = []
+    for name in sorted(listed):
+        folder, _, file = name.rpartition("/")
+        if folder not in ("evidence", "evidence/history") or not file.endswith(".parquet"):
+            continue
+        table = file.removesuffix(".parquet")
+        if folder == "evidence/history":
+            other, _, table = table.partition(".")
+            names.check(other, f"{where}: {name}: the namespace it is from")
+        names.check(table, f"{where}: table")
+        if table not in TABLES:
+            raise PipelineError(f"{where}: {name}: {table!r} is not a table of the registry (fieldnote.tables: "
+                                f"{', '.join(TABLES)})")
+        if folder == "evidence":
+            tables.append(table)
+    return tables
+
+
+def _code() -> str:
+    """What a cached verification depends on: the package (the reading of an archive, the manifest, names, the
+    table and op registries the checks use) and the schemas its configuration is validated by. The package
+    changing costs one verification per archive."""
+    return _code_digest(Path(__file__).resolve().parent, SCHEMAS.resolve())
+
+
+@functools.cache  # one per process: a Snakemake start opens ten archives
+def _code_digest(package: Path, schemas: Path) -> str:
+    digest = hashlib.sha256()
+    files = [p for p in package.rglob("*.py") if "__pycache__" not in p.parts] + list(schemas.glob("*.yaml"))
+    for path in sorted(files):
+        data = path.read_bytes()
+        digest.update(f"{path.name}\0{path.parent.name}\0{len(data)}\0".encode())
+        digest.update(data)
+    return digest.hexdigest()
+
+
+def key_path() -> Path:
+    """The per-user secret that signs the verification cache: outside the checkout (so neither it nor an archive
+    can carry a record the key signed), where $XDG_CACHE_HOME (or ~/.cache) says."""
+    base = os.environ.get("XDG_CACHE_HOME", "")
+    return (Path(base) if os.path.isabs(base) else Path.home() / ".cache") / "fieldnote" / "archive-cache.key"
+
+
+def _cache_key() -> bytes | None:
+    """The key, created on first use (0600, 32 random bytes); None, so no cache is read or written, where it
+    cannot be made or read, is not the user's own and private, or lies inside the checkout."""
+    try:
+        path = key_path()
+        if path.resolve().is_relative_to(ROOT.resolve()):
+            return None
+        path.parent.mkdir(mode=0o700, parents=True, exist_ok=True)
+        if not path.exists():
+            _create_key(path)
+        fd = os.open(path, os.O_RDONLY | os.O_NOFOLLOW)
+        with os.fdopen(fd, "rb") as f:
+            st = os.fstat(f.fileno())
+            private = st.st_uid == os.geteuid() and not st.st_mode & 0o077 and st.st_size == 32
+            return f.read(33) if private else None
+    except (OSError, RuntimeError):  # RuntimeError: no home directory
+        return None
+
+
+def _create_key(path: Path) -> None:
+    """Written whole, then linked into place: two starts at once agree on one key, and none reads half of one."""
+    fd, tmp = tempfile.mkstemp(prefix=".archive-cache.key.", dir=path.parent)  # mkstemp: 0600
+    try:
+        os.write(fd, secrets.token_bytes(32))
+        os.close(fd)
+        try:
+            os.link(tmp, path)
+        except FileExistsError:
+            pass
+    finally:
+        os.unlink(tmp)
+
+
+def _signature(key: bytes, sha256: str, code: str, text: str) -> str:
+    message = json.dumps({"archive": sha256, "code": code, "record": text}, sort_keys=True).encode()
+    return hmac.new(key, message, hashlib.sha256).hexdigest()
+
+
+def _remembered(path: Path, key: bytes, sha256: str) -> dict | None:
+    """A cached verification, if this user's key signed it for this archive and this code; else None."""
+    try:
+        signed = json.loads(path.read_text())
+        text, code = signed["record"], _code()
+        if signed["code"] != code or not hmac.compare_digest(signed["hmac"], _signature(key, sha256, code, text)):
+            return None
+        return json.loads(text)
+    except (OSError, ValueError, KeyError, TypeError):
+        return None
+
+
+def _remember(path: Path, key: bytes, sha256: str, record: dict) -> None:
+    text, code = json.dumps(record, sort_keys=True), _code()
+    try:  # the cache only saves time: a read-only work/ costs a full verification at every start
+        write_json(path, {"code": code, "record": text, "hmac": _signature(key, sha256, code, text)})
+    except OSError:
+        pass
 
 
 def _replayed(archive: Archive, declared, pinned: bool):

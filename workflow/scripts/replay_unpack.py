@@ -1,21 +1,36 @@
-import io
 from pathlib import Path
 
 import pandas as pd
 
-from fieldnote.archive import Archive
-from fieldnote.errors import PipelineError
+from fieldnote.archive import Archive, read_table
 from fieldnote.io import write_bytes, write_table
 from fieldnote.migrate import migrate
-from fieldnote.plausible import check_plausible
+from fieldnote.plausible import check_columns, check_plausible, check_required
 from fieldnote.script import entry
 
 
+def table_of(name: str) -> str:
+    """The registry's name of evidence/<table>.parquet, or of another namespace's evidence/history/<ns>.<table>
+    .parquet (a name has no dots: Archive.verify checked both)."""
+    return Path(name).name.removesuffix(".parquet").split(".")[-1]
+
+
 def readable(archive: Archive, name: str, data: bytes) -> pd.DataFrame:
-    try:
-        return pd.read_parquet(io.BytesIO(data))
-    except Exception as e:  # pyarrow raises several types for a damaged file
-        raise PipelineError(f"archive {archive.path}: {name} is not a readable table ({e})") from None
+    """A table of the archive, decoded only within the limits (read_table), its columns its registry entry's,
+    its values plausible."""
+    where = f"archive {archive.path}: {name}"
+    frame = read_table(data, where)
+    check_columns(where, table_of(name), frame)
+    check_plausible(where, frame)
+    return frame
+
+
+def in_layout(archive: Archive, name: str, frame: pd.DataFrame, layout: dict) -> pd.DataFrame:
+    """The table in today's layout (evidence archived before subjects, subjects.py, is read into it; the rest is
+    as it was), with every column its readers take."""
+    new = migrate(frame, layout.get("variants", {}), layout.get("shapes", {}))
+    check_required(f"archive {archive.path}: {name}", table_of(name), new)
+    return new
 
 
 @entry
@@ -32,10 +47,8 @@ def main(snakemake):
     for path, name in files.items():  # every table plausible before any is written
         if name.endswith(".parquet"):
             frame = readable(archive, name, contents[path])
-            check_plausible(f"archive {archive.path}: {name}", frame)
-            # evidence archived before subjects (subjects.py) is read into today's layout; the rest as it is
             layout = layouts.get(Path(name).name.split(".")[0] if "/history/" in name else own["name"], {})
-            new = migrate(frame, layout.get("variants", {}), layout.get("shapes", {}))
+            new = in_layout(archive, name, frame, layout)
             if not new.equals(frame):  # a summary comes back anew even in this layout: keep the archive's bytes
                 migrated[path] = new
     for path, data in contents.items():
@@ -45,4 +58,5 @@ def main(snakemake):
             write_bytes(path, data)
 
 
-main(snakemake)  # noqa: F821
+if "snakemake" in globals():  # run by Snakemake; imported by a test for its functions
+    main(snakemake)  # noqa: F821
