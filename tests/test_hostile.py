@@ -144,13 +144,13 @@ def test_a_namespace_named_dot_dot_is_refused_and_the_checkout_stays(checkout):
 
 @pytest.mark.parametrize("top", ["..", ".", "x.tar.gz", "a b"])
 def test_an_archive_whose_top_folder_is_not_a_name_is_refused(checkout, tmp_path, top):
-    archive = raw_archive(tmp_path / "outside" / "evil.tar.gz", [(f"{top}/INDEX.json", b"{}")])
+    archive = raw_archive(checkout / "archives" / "evil.tar.gz", [(f"{top}/INDEX.json", b"{}")])
     refused(checkout, "--cores", "1", "--config", f"replay={archive}", says="is not a valid name")
 
 
 def test_names_in_a_replayed_progression_cannot_climb_out(checkout, tmp_path):
     climb = "../../../outside/x"
-    forged = forge(checkout / "archives" / "mage-006.tar.gz", tmp_path / "outside" / "p.tar.gz",
+    forged = forge(checkout / "archives" / "mage-006.tar.gz", checkout / "archives" / "p.tar.gz",
                    edit_resolved(lambda d: d["progression"]["namespaces"].append(climb)), namespace="mage-106")
     refused(checkout, "--cores", "1", "results/mage-106", "--config", f"replay={forged}",
             says="key 'progression.namespaces.4': '../../../outside/x' does not match")
@@ -179,7 +179,7 @@ def test_a_rule_writing_outside_results_and_work_stops_the_run_before_any_job(ch
 
 @pytest.mark.slow
 def test_a_second_namespace_cannot_substitute_another_s_archive(checkout, tmp_path):
-    forged = forge(checkout / "archives" / "mage-006.tar.gz", tmp_path / "outside" / "forged.tar.gz",
+    forged = forge(checkout / "archives" / "mage-006.tar.gz", checkout / "archives" / "forged.tar.gz",
                    edit_table("summary", lambda f: f.assign(kernel_us=f["kernel_us"] / 2)))
     digest = hashlib.sha256(forged.read_bytes()).hexdigest()
     namespace_file(checkout, "evil", f"archived: {{archive: {forged}, sha256: {digest}}}\n")
@@ -244,7 +244,7 @@ def test_an_archived_namespace_file_may_say_no_more_than_archived(checkout):
 
 
 def test_a_replay_cannot_claim_a_pinned_namespace(checkout, tmp_path):
-    forged = forge(checkout / "archives" / "mage-006.tar.gz", tmp_path / "outside" / "forged.tar.gz",
+    forged = forge(checkout / "archives" / "mage-006.tar.gz", checkout / "archives" / "forged.tar.gz",
                    edit_table("spans", lambda f: f.assign(span_us=f["span_us"] * 0.5)))
     refused(checkout, "--cores", "1", "results/mage-006", "--config", f"replay={forged}",
             says="two archives cannot claim one namespace")
@@ -256,7 +256,7 @@ def test_an_unpinned_archive_with_implausible_spans_is_refused_naming_the_row(ch
     def change(frame):
         frame.loc[7, "span_us"] = value
         return frame
-    forged = forge(checkout / "archives" / "mage-006.tar.gz", tmp_path / "outside" / "f.tar.gz",
+    forged = forge(checkout / "archives" / "mage-006.tar.gz", checkout / "archives" / "f.tar.gz",
                    edit_table("spans", change), namespace="mage-106")
     run = refused(checkout, "--cores", "1", "results/mage-106", "--config", f"replay={forged}", says=says)
     assert "evidence/spans.parquet: row 7 (op=" in run.stderr
@@ -269,7 +269,7 @@ def test_an_unpinned_archive_with_implausible_spans_is_refused_naming_the_row(ch
 @pytest.mark.slow
 def test_a_two_gib_member_is_refused_before_it_is_read(checkout, tmp_path):
     """2 GiB of zeros compress to 2 MB: refused from the index and the member's header, in bounded memory."""
-    archive = tmp_path / "outside" / "big.tar.gz"
+    archive = checkout / "archives" / "big.tar.gz"
     size = 2 << 30
     index = {"format": 1, "namespace": "big", "files": {"bundle/note.md": {"size": size, "sha256": "0" * 64}}}
     with gzip.open(archive, "wb") as gz, tarfile.open(fileobj=gz, mode="w|") as tar:
@@ -498,27 +498,27 @@ def test_a_malformed_manifest_is_one_line(checkout, tmp_path):
     ns, members = members_of(checkout / "archives" / "mage-001.tar.gz")
     edit(members)
     line = members["bundle/evidence/MANIFEST.sha256"].count(b"\n")  # the line appended last
-    pack_members("mage-101", members, tmp_path / "outside" / "m.tar.gz")
-    refused(checkout, "-n", "--cores", "1", "--config", f"replay={tmp_path / 'outside' / 'm.tar.gz'}",
+    pack_members("mage-101", members, checkout / "archives" / "m.tar.gz")
+    refused(checkout, "-n", "--cores", "1", "--config", f"replay={checkout / 'archives' / 'm.tar.gz'}",
             says=f"evidence/MANIFEST.sha256: line {line} is not '<sha256>  <path>'")
 
 
 def test_an_extra_key_in_an_archive_s_config_is_one_line(checkout, tmp_path):
-    forged = forge(checkout / "archives" / "mage-001.tar.gz", tmp_path / "outside" / "k.tar.gz",
+    forged = forge(checkout / "archives" / "mage-001.tar.gz", checkout / "archives" / "k.tar.gz",
                    edit_resolved(lambda d: d.update(surprise=1)), namespace="mage-101")
     refused(checkout, "-n", "--cores", "1", "--config", f"replay={forged}",
             says="config.resolved.json: key 'surprise' is not allowed")
 
 
 def test_an_archive_recording_another_name_in_its_config_is_one_line(checkout, tmp_path):
-    forged = forge(checkout / "archives" / "mage-001.tar.gz", tmp_path / "outside" / "n.tar.gz",
+    forged = forge(checkout / "archives" / "mage-001.tar.gz", checkout / "archives" / "n.tar.gz",
                    edit_resolved(lambda d: d.update(name="mage-006")), namespace="mage-101")
     refused(checkout, "-n", "--cores", "1", "--config", f"replay={forged}",
             says="config.resolved.json is namespace 'mage-006', the archive 'mage-101'")
 
 
 def test_an_archive_without_an_index_is_one_line(checkout, tmp_path):
-    archive = raw_archive(tmp_path / "outside" / "old.tar.gz", [("old/bundle/note.md", b"# old\n")])
+    archive = raw_archive(checkout / "archives" / "old.tar.gz", [("old/bundle/note.md", b"# old\n")])
     refused(checkout, "-n", "--cores", "1", "--config", f"replay={archive}",
             says="its first member is 'old/bundle/note.md', not <namespace>/INDEX.json")
 
@@ -785,3 +785,13 @@ def test_a_full_work_folder_is_one_line_and_publishes_nothing(checkout, size):
     assert re.search(r"fieldnote: rule \w+: cannot write .*: No space left on device; what it was writing was a "
                      "temporary file, and nothing was published", run.stderr)
     assert not (checkout / "results" / "mage-006").exists()
+
+
+@pytest.mark.parametrize("table, says", [
+    ("capture_summary", "capture_summary: no capture from any of nsys, cupti (the table has 0 rows)")])
+def test_an_unpinned_archive_with_an_emptied_table_is_one_line(checkout, table, says):
+    incoming = checkout / "incoming"
+    incoming.mkdir()
+    forged = forge(checkout / "archives" / "mage-006.tar.gz", incoming / "empty.tar.gz",
+                   edit_table(table, lambda f: f.iloc[0:0]), namespace="mage-106")
+    refused(checkout, "--cores", "1", "results/mage-106", "--config", f"replay={forged}", says=says)

@@ -101,6 +101,33 @@ def is_complete(folder: Path) -> bool:
         return False
 
 
+# Where Snakemake copies an update() output before its job (persistence.backup_output), removing the copy after it;
+# a run killed in between leaves the copy, and the output's next job fails on it (copytree: File exists).
+BACKUPS = Path(".snakemake") / "backups"
+
+
+def recover_backup(folder: Path, backups: Path = BACKUPS) -> None:
+    """Snakemake's copy of a bundle a killed run left: dropped where the bundle in place is complete, or is
+    incomplete and so is the copy (the bundle in place is rebuilt); put back where the bundle is gone, or is
+    incomplete and the copy is not (what Snakemake itself restores when a job fails)."""
+    backup = backups / folder
+    if not backup.is_dir() or backup.is_symlink():
+        return
+    if any((backups.parent / "locks").glob("*.lock")):  # a Snakemake holds the checkout: the copy may be its job's
+        return  # (a killed one's lock stays too, until the `--unlock` Snakemake asks for)
+    try:
+        if is_complete(folder) or (folder.exists() and not is_complete(backup)):
+            shutil.rmtree(backup)
+            return
+        if folder.exists():
+            shutil.rmtree(folder)
+        folder.parent.mkdir(parents=True, exist_ok=True)
+        os.replace(backup, folder)  # one file system: the backups lie in the checkout's .snakemake
+    except OSError as e:
+        raise PipelineError(f"{backup}: Snakemake's copy of {folder}, left by a killed run, cannot be handled "
+                            f"({e.strerror or e}): remove it by hand") from None
+
+
 def stale_if_incomplete(folder: Path) -> None:
     """A bundle folder that is not complete (emptied, damaged, hand-edited) is dated to the epoch, so Snakemake
     rebuilds it instead of taking it as up to date; nothing in it is removed."""

@@ -18,6 +18,7 @@ def new(name: str, source: str, config: Path = CONFIG) -> Path:
     """config/namespaces/<name>.yaml from <source>'s file: the same implementations, variants, shapes and the rest,
     without `archived` (it is to be measured), and last in the source's progression where it has one."""
     names.check(name, "fieldnote new")
+    names.check(source, "fieldnote new --from")  # a namespace's name, not a path: no `..`, no separator
     folder = config / "namespaces"
     path, origin = folder / f"{name}.yaml", folder / f"{source}.yaml"
     if path.exists():
@@ -25,13 +26,28 @@ def new(name: str, source: str, config: Path = CONFIG) -> Path:
     if not origin.is_file():
         known = ", ".join(sorted(p.stem for p in folder.glob("*.yaml")))
         raise PipelineError(f"unknown namespace '{source}' (known: {known})")
-    data = yaml.safe_load(origin.read_text())
+    data = _source(origin, config.parent)
     data.pop("archived", None)
     if "progression" in data:
         data["progression"]["namespaces"] = [n for n in data["progression"]["namespaces"] if n != name] + [name]
     header = f"# Made by `fieldnote new {name} --from {source}`: to be measured (snakemake results/{name}, on a GPU).\n"
     write_bytes(path, (header + yaml.safe_dump(data, sort_keys=False)).encode())
     return path
+
+
+def _source(origin: Path, root: Path) -> dict:
+    """The namespace file a new one is made from: inside the checkout once its symlinks are followed (a link
+    could copy a file from anywhere), read as the pipeline reads one (size, aliases, duplicate keys), a mapping."""
+    if not origin.resolve().is_relative_to(root.resolve()):
+        raise PipelineError(f"fieldnote new --from: {origin} is a link to {origin.resolve()}, outside the checkout "
+                            f"({root.resolve()})")
+    from .config import _read_yaml  # the configuration's reader (and its imports) only for `new`
+
+    data = _read_yaml(origin)
+    if not isinstance(data, dict) or not data:
+        what = "empty" if not data else f"a {type(data).__name__}"
+        raise PipelineError(f"fieldnote new --from: {origin} is {what}, not a namespace file's mapping of keys")
+    return data
 
 
 def main(argv: list[str] | None = None) -> None:

@@ -8,6 +8,7 @@ from __future__ import annotations
 import copy
 import json
 import math
+import re
 from dataclasses import asdict, dataclass, fields
 from functools import cache
 from pathlib import Path
@@ -26,6 +27,10 @@ from .vocabulary import MEASURED
 # The most bytes one op's inputs and output may take at any of a namespace's shapes: the inputs are drawn in host
 # memory and the GPU holds them with the output (the H200 has 141 GB); a shape beyond this is a typing slip.
 MAX_SHAPE_BYTES = 16 << 30
+# A namespace file or config.yaml is read only up to this size (the largest shipped is 7.6 kB), and only this deep
+# (the schemas need five levels; libyaml's own limit, 1000, is near Python's recursion limit).
+MAX_YAML_BYTES = 1 << 20
+MAX_NESTING = 32
 
 
 @dataclass(frozen=True)
@@ -171,6 +176,21 @@ class _UniqueKeyLoader(_FAST):
         return super().construct_mapping(node, deep)
 
 
+def _repeated(data) -> str | None:
+    """The key of the first list or mapping met twice in `data`: --config's values are YAML, whose aliases repeat
+    one (seven levels of them made a 28 MB error line in 5 s, nine would take minutes)."""
+    seen, queue = set(), [("", data)]
+    for where, value in queue:  # breadth first (the queue grows as it is read): the shallowest repeat is named
+        if not isinstance(value, dict | list):
+            continue
+        if id(value) in seen:
+            return where or "(top level)"
+        seen.add(id(value))
+        items = value.items() if isinstance(value, dict) else enumerate(value)
+        queue += [(f"{where}.{key}" if where else str(key), item) for key, item in items]
+    return None
+
+
 def _require_finite(data, where: str) -> None:
     key = _nonfinite(data)
     if key:
@@ -189,9 +209,38 @@ def _nonfinite(data, where: str = "") -> str | None:
     return None
 
 
+def _read_text(path: Path) -> str:
+    """The file's text, read no further than MAX_YAML_BYTES (a size on disk can lie: a FIFO, /dev/zero)."""
+    with open(path, "rb") as file:
+        raw = file.read(MAX_YAML_BYTES + 1)
+    if len(raw) > MAX_YAML_BYTES:
+        raise PipelineError(f"{path}: larger than {MAX_YAML_BYTES:,} bytes, more than any configuration needs (the "
+                            "largest shipped namespace file is 8 kB): not read")
+    return raw.decode("utf-8")
+
+
+def _refuse_references(text: str, path: Path) -> None:
+    """No anchor, alias, nor nesting past MAX_NESTING, seen in the event stream before anything is built: an
+    alias repeats what its anchor holds, so nine levels of them make 10**9 values of a few lines (a start took
+    235 s, then stopped on a MemoryError). No shipped file uses either."""
+    depth = 0
+    for event in yaml.parse(text, Loader=_FAST):
+        if isinstance(event, yaml.NodeEvent) and event.anchor:  # an alias is a node event too
+            alias = isinstance(event, yaml.AliasEvent)
+            what = f"an alias (*{event.anchor})" if alias else f"an anchor (&{event.anchor})"
+            raise PipelineError(f"{path}: line {event.start_mark.line + 1}: {what} is not allowed (anchors and "
+                                "aliases can expand a few lines into gigabytes): write the value out")
+        depth += isinstance(event, yaml.CollectionStartEvent) - isinstance(event, yaml.CollectionEndEvent)
+        if depth > MAX_NESTING:
+            raise PipelineError(f"{path}: line {event.start_mark.line + 1}: nested deeper than {MAX_NESTING} levels "
+                                "(the schemas need five)")
+
+
 def _read_yaml(path: Path) -> dict:
     try:
-        data = yaml.load(path.read_text(encoding="utf-8"), Loader=_UniqueKeyLoader)  # noqa: S506 (a SafeLoader)
+        text = _read_text(path)
+        _refuse_references(text, path)
+        data = yaml.load(text, Loader=_UniqueKeyLoader)  # noqa: S506 (a SafeLoader)
     except FileNotFoundError:
         raise PipelineError(f"{path}: no such file") from None
     except UnicodeDecodeError as e:
@@ -218,7 +267,42 @@ def _describe(error: jsonschema.ValidationError) -> str:
     if error.validator == "required":
         missing = error.message.split(" is ")[0].strip("'")
         return f"key '{'.'.join([*map(str, error.absolute_path), missing])}' is missing"
-    return f"key '{where}': {error.message}"
+    if error.validator == "maxItems":
+        return f"key '{where}': {len(error.instance):,} items, more than the {error.validator_value} it may have"
+    written = _as_number(error)
+    if written:
+        return f"key '{where}': '{error.instance}' is a string: write {written}"
+    return f"key '{where}': {_shortened(error.message, error.instance)}"
+
+
+# YAML 1.1 (PyYAML's) reads a float only with a dot and a signed exponent: `1e-4` and `1.0e4` are strings to it.
+_NUMBER = re.compile(r"[-+]?(\d+\.?\d*|\.\d+)([eE][-+]?\d+)?")
+
+
+def _as_number(error: jsonschema.ValidationError) -> str | None:
+    """How to write, as YAML reads a number, a number a file wrote as a string (None when it is not one)."""
+    wanted, text = error.validator_value, error.instance
+    if error.validator != "type" or wanted not in ("number", "integer") or not isinstance(text, str):
+        return None
+    if not _NUMBER.fullmatch(text.strip()):
+        return None
+    if wanted == "integer":
+        value = float(text)
+        return str(int(value)) if value.is_integer() else None
+    mantissa, _, exponent = text.strip().lower().partition("e")
+    mantissa += "" if "." in mantissa else ".0"
+    exponent = exponent if not exponent or exponent[0] in "+-" else f"+{exponent}"
+    return mantissa + (f"e{exponent}" if exponent else "")
+
+
+def _shortened(message: str, instance) -> str:
+    """A message quoting a long value quotes its start: a 1 MiB list is no line to read."""
+    if len(message) <= 300:
+        return message
+    quoted = repr(instance)
+    if quoted not in message:
+        return f"{message[:300]}..."
+    return message.replace(quoted, f"{quoted[:60]}... ({len(quoted):,} characters)")
 
 
 def validate(data: dict, schema_name: str, path: Path) -> None:
@@ -241,8 +325,15 @@ def check_config(config: dict, path: Path) -> None:
     """The run's configuration as Snakemake merged it (config.yaml, then --config): the file is read again here,
     strictly (duplicate keys, non-finite numbers), and the merge validated."""
     load_defaults(path)
+    repeated = _repeated(config)
+    if repeated:
+        raise PipelineError(f"--config: key '{repeated}': a YAML alias is not allowed (it repeats a value, and a few "
+                            "of them expand into gigabytes): write the value out")
     _require_finite(config, "--config")
     validate(config, "config.schema.yaml", path)
+    if config.get("replay"):  # read before any job: an archive elsewhere on the machine is not the checkout's
+        inside_checkout(config["replay"], "--config replay", hint=": copy the archive into the checkout, for "
+                        "instance under archives/, and replay it from there")
 
 
 def variant_of(variants: dict, op: str, implementation: str) -> str | None:
@@ -312,6 +403,7 @@ def resolve(name: str, path: Path, defaults: dict) -> Namespace:
     if not isinstance(data, dict):
         raise PipelineError(f"{path}: a namespace file is a mapping of keys, not a {type(data).__name__}")
     validate(data, "namespace.schema.yaml", path)
+    _confine(data, path)
     stated = copy.deepcopy(data)
     shapes = copy.deepcopy(defaults["shapes"])
     shapes.update(data.get("shapes", {}))
@@ -383,6 +475,36 @@ def read_when_archived(resolved: dict, declared: Namespace) -> dict:
     if resolved.get("progression") and declared.progression:
         resolved["progression"]["changes"] = declared.progression.get("changes", {})
     return resolved
+
+
+# The paths a namespace file names that the workflow reads, each with the folder of the checkout it must lie in:
+# a template outside notes/, or an archive or quotations elsewhere on the machine, would be read as if they were
+# the checkout's. (evidence.original is read in place from ../shared/seed-evidence beside the checkout.)
+CONFINED = {"note": "notes", "evidence.quoted": "", "archived.archive": ""}
+
+
+def inside_checkout(value: str, where: str, folder: str = "", hint: str = "") -> Path:
+    """`value`, a path from the checkout's root (the working directory Snakemake runs in), resolved with its
+    symlinks followed; it must lie inside the checkout, or inside its `folder`."""
+    root = Path.cwd()
+    try:
+        allowed, target = (root / folder).resolve(), (root / value).resolve()
+    except (OSError, RuntimeError) as e:  # a symlink loop
+        raise PipelineError(f"{where}: {value} cannot be resolved ({e})") from None
+    if not target.is_relative_to(allowed):
+        inside = f"the checkout's {folder}/" if folder else "the checkout"
+        raise PipelineError(f"{where}: {value} is outside {inside} ({allowed}){hint}")
+    return target
+
+
+def _confine(data: dict, path: Path) -> None:
+    for key, folder in CONFINED.items():
+        *parents, last = key.split(".")
+        node = data
+        for parent in parents:
+            node = node.get(parent, {})
+        if last in node:
+            inside_checkout(node[last], f"{path}: key '{key}'", folder)
 
 
 def _note_template(template: str | None, path: Path) -> str | None:

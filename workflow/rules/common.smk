@@ -20,7 +20,7 @@ os.environ.setdefault("TRITON_DEFAULT_FP_FUSION", "1")  # Triton's default since
 
 from fieldnote import devices, names, tables
 from fieldnote.archive import Archive, provenance, resolve_archived, source_files
-from fieldnote.bundle import stale_if_incomplete
+from fieldnote.bundle import recover_backup, stale_if_incomplete
 from fieldnote.config import Namespace, check_config, load_namespaces, read_when_archived
 from fieldnote.deps import closure, for_op
 from fieldnote.errors import PipelineError
@@ -41,6 +41,7 @@ try:
     # original project). A namespace still to be measured is asked for by name, on a GPU machine.
     REBUILT = [ns for ns in NAMESPACES if ns in ARCHIVES or NAMESPACES[ns].imported]
     for _ns in [*NAMESPACES, *BROKEN]:
+        recover_backup(Path("results") / _ns)  # Snakemake's copy of a bundle a killed run left would stop its rebuild
         stale_if_incomplete(Path("results") / _ns)  # an empty or damaged bundle is never taken as up to date
 except PipelineError as error:
     sys.exit(f"fieldnote: {error}")
