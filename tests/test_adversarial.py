@@ -1,6 +1,7 @@
 """The adversarial suite on the GPU: kernels and runners of our own that cheat the way the kernel-benchmark
 write-ups document, each caught by the verification of the timed calls (verified.py) with one line naming the
 subject, the call and what differed. docs/integrity.md lists every class and its defence."""
+import statistics
 import subprocess
 import sys
 from pathlib import Path
@@ -12,13 +13,19 @@ from test_verified import cached_by_pointer, honest
 
 from fieldnote.build import cuda as build
 from fieldnote.errors import PipelineError
-from fieldnote.ops import CudaVariant
+from fieldnote.ops import CudaVariant, LaunchContract
 from fieldnote.ops.gelu import ELEMENTWISE
+from fieldnote.ops.matmul import abc_mnk, tile_16x16_grid
 
 pytestmark = pytest.mark.gpu
 CHEATS = ROOT / "tests" / "cuda" / "cheats"
 SHAPE = {"rows": 4096, "cols": 768}  # the seed shape
 TOLERANCE = {"rtol": 1e-4, "atol": 1e-4}
+MATMUL = {"m": 1024, "n": 1024, "k": 1024}
+# tests/cuda/cheats/matmul_memo_*.cu, by what each keys its results by, with the results it keeps
+MEMOS = [("matmul_memo_content_1slot", 1), ("matmul_memo_content_4slots", 4), ("matmul_memo_pointer_1slot", 1),
+         ("matmul_memo_pointer_4slots", 4), ("matmul_memo_both_1slot", 1), ("matmul_memo_both_4slots", 4)]
+BY_POINTER_ALONE = [m for m in MEMOS if "_pointer_" in m[0]]
 
 
 def tensors():
@@ -36,19 +43,49 @@ def measured(run, name):
     return Measured(run, tensors(), SHAPE, "gelu", f"adversarial: gelu / {name} at 4096x768", TOLERANCE)
 
 
-def cheat_kernel(tmp_path: Path, name: str):
+def cheat_kernel(tmp_path: Path, name: str, op: str = "gelu", contract: LaunchContract = ELEMENTWISE):
     from fieldnote.implementations import runner
 
     cubin, _, _ = build.compile_source(CHEATS / f"{name}.cu", "sm_90")
     path = tmp_path / f"{name}.cubin"
     path.write_bytes(cubin)
-    return runner("gelu", "cuda", CudaVariant(name, "gelu", ELEMENTWISE, "a cheat"), path)
+    return runner(op, "cuda", CudaVariant(name, op, contract, "a cheat"), path)
 
 
-def spans(fn, name):
+def spans(calls: dict):
     from fieldnote import timing
 
-    return timing.spans({name: fn}, rounds=2, iterations=20, warmup=3, clock=timing.EventClock())
+    return timing.spans(calls, rounds=2, iterations=20, warmup=3, clock=timing.EventClock())
+
+
+def memo_contract(slots: int) -> LaunchContract:
+    """tests/cuda/cheats/matmul_memo.cuh's launch: 16 x 16 tiles of C, the store of `slots` results a workspace,
+    and (with a memo) the one-thread commit of the call's key after the product, on the same stream."""
+    def args(t, s):
+        a, b, c, *sizes = abc_mnk(t, s)
+        return a, b, c, t["memo_store"], *sizes
+
+    commit = LaunchContract(entry="matmul_memo_commit", block=(1, 1, 1), grid=lambda s: (1, 1, 1), args=abc_mnk)
+    return LaunchContract(entry="matmul_memo", block=(16, 16, 1), grid=tile_16x16_grid, args=args,
+                          workspace=lambda s: {"memo_store": (slots * s["m"], s["n"])},
+                          after=(commit,) if slots else ())
+
+
+def matmul_tensors(seed: int = 20260910) -> dict:
+    import torch
+
+    from fieldnote.ops import OPS
+
+    tensors = {n: torch.from_numpy(a).cuda() for n, a in OPS["matmul"].inputs(MATMUL, seed).items()}
+    return tensors | {"out": torch.empty(MATMUL["m"], MATMUL["n"], device="cuda")}
+
+
+def memo_measured(tmp_path: Path, name: str, slots: int):
+    """A memoizing matmul (or, with 0 slots, its honest product) at 1024^3, on inputs drawn as the op draws them."""
+    from fieldnote.verified import Measured
+
+    return Measured(cheat_kernel(tmp_path, name, "matmul", memo_contract(slots)), matmul_tensors(), MATMUL, "matmul",
+                    f"adversarial: matmul / {name} at 1024x1024x1024", TOLERANCE)
 
 
 def left_on_another_stream():
@@ -75,18 +112,18 @@ def left_on_another_stream():
 ])
 def test_a_cheating_kernel_is_caught_on_the_call_where_it_cheats(tmp_path, name, call, why):
     with pytest.raises(PipelineError) as e:
-        spans(measured(cheat_kernel(tmp_path, name), name), name)
+        spans({name: measured(cheat_kernel(tmp_path, name), name)})
     assert str(e.value).startswith(f"adversarial: gelu / {name} at 4096x768: timed call {call} computed a wrong")
     assert why in str(e.value)
 
 
 @pytest.mark.parametrize("name, make, call, why", [
     ("left_on_another_stream", left_on_another_stream, 1, "output elements not finite"),
-    ("cached_by_pointer", cached_by_pointer, 2, "outside the tolerance"),
+    ("cached_by_pointer", cached_by_pointer, 1, "outside the tolerance"),  # the warm-up's inputs were the last
 ])
 def test_a_cheating_runner_is_caught(name, make, call, why):
     with pytest.raises(PipelineError) as e:
-        spans(measured(make(), name), name)
+        spans({name: measured(make(), name)})
     assert f"timed call {call} computed a wrong result" in str(e.value) and why in str(e.value)
 
 
@@ -108,9 +145,55 @@ def test_the_honest_kernel_passes_every_timed_call(tmp_path):
     cubin, _, _ = build.compile_source(ROOT / variant.source, "sm_90")
     (tmp_path / "honest.cubin").write_bytes(cubin)
     fn = measured(runner("gelu", "cuda", variant, tmp_path / "honest.cubin"), "gelu_bias_tanh")
-    spans(fn, "gelu_bias_tanh")
+    spans({"gelu_bias_tanh": fn})
     fn.checksum()
     assert fn.calls == 40
+
+
+@pytest.mark.parametrize("name, slots", MEMOS)
+def test_a_memo_hands_back_what_it_remembers_where_its_key_repeats(tmp_path, name, slots):
+    """Where inputs repeat, the memos do cheat (so the tests below catch or price a working memo): inputs x, then
+    others, then x again with an element no key samples changed. A memo still holding x's product hands it back:
+    keyed by pointer alone, every call after the first hits; by content, x's key outlives the others' in four
+    slots, not in one."""
+    import torch
+
+    run = cheat_kernel(tmp_path, name, "matmul", memo_contract(slots))
+    t, other = matmul_tensors(1), matmul_tensors(2)
+    x = {n: t[n].clone() for n in ("a", "b")}
+    first = run(t, MATMUL).clone()
+    t["a"].copy_(other["a"]), t["b"].copy_(other["b"])  # into the same buffers, as the harness loads them
+    run(t, MATMUL)
+    t["a"].copy_(x["a"]), t["b"].copy_(x["b"])
+    t["a"][1, 1] += 1.0  # A's samples are elements 0, M*K/8, ...: row 1 of C changes, no key does
+    t["out"].fill_(float("nan"))
+    again = run(t, MATMUL)
+    assert torch.equal(again, first) == ("_pointer_" in name or slots > 1)
+    assert bool(torch.isfinite(again).all())
+
+
+@pytest.mark.parametrize("name, slots", BY_POINTER_ALONE)
+def test_a_matmul_remembered_by_pointer_is_caught_at_its_first_stale_result(tmp_path, name, slots):
+    """The buffers are the same every call, so every call after the first warm-up one hits: timed call 1 is handed
+    the product of the warm-up's inputs, not of the fresh ones drawn for it."""
+    with pytest.raises(PipelineError) as e:
+        spans({name: memo_measured(tmp_path, name, slots)})
+    assert str(e.value).startswith(f"adversarial: matmul / {name} at 1024x1024x1024: timed call 1 computed a wrong "
+                                   "result: outside the tolerance")
+
+
+@pytest.mark.parametrize("name, slots", [m for m in MEMOS if m not in BY_POINTER_ALONE])
+def test_a_matmul_remembered_by_content_computes_every_timed_call_and_is_timed_as_a_product(tmp_path, name, slots):
+    """Fresh inputs every timed call: no content key (with the pointers or without) matches an earlier call's, so
+    every timed call computes and is verified, and its median span is the product's, timed beside it (the same
+    source with the memo compiled out; 0.8 of it leaves room for noise, a copy from the store costs far less)."""
+    cheat, product = memo_measured(tmp_path, name, slots), memo_measured(tmp_path, "matmul_memo_off", 0)
+    cheat_and_product = {name: cheat, "matmul_memo_off": product}
+    samples, _ = spans(cheat_and_product)
+    cheat.checksum(), product.checksum()
+    assert cheat.calls == product.calls == 40
+    median = {s: statistics.median(r["span_us"] for r in samples if r["subject"] == s) for s in cheat_and_product}
+    assert median[name] >= 0.8 * median["matmul_memo_off"], median
 
 
 BUILD_TWICE = """

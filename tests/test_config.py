@@ -114,3 +114,61 @@ def test_the_prose_a_note_prints_from_a_namespace_file_types_no_number(path):
 
     data = yaml.safe_load(path.read_text())
     refuse_typed_prose(str(path), data.get("description"), data.get("progression"), data.get("targets"))
+
+
+def archived_namespace(tmp_path, monkeypatch, name: str, edit):
+    """A shipped archived namespace's file with `edit` applied, resolved from the checkout's root (its archive is
+    read from there)."""
+    monkeypatch.chdir(ROOT)
+    data = yaml.safe_load((ROOT / "config" / "namespaces" / f"{name}.yaml").read_text())
+    edit(data)
+    path = tmp_path / f"{name}.yaml"
+    path.write_text(yaml.safe_dump(data, sort_keys=False))
+    return resolve(name, path, DEFAULTS), path
+
+
+@pytest.mark.parametrize("name, edit, says", [
+    ("h200-001", lambda d: d.setdefault("shapes", {}).update(gelu={"rows": 8192, "cols": 768}),
+     "key 'shapes.gelu.rows' is 8192, but archives/h200-001.tar.gz recorded 4096"),
+    ("h200-001", lambda d: d["targets"].update(best_peer_ratio=0.9),
+     "key 'targets.best_peer_ratio' is 0.9, but archives/h200-001.tar.gz recorded 0.8"),
+    ("h200-001", lambda d: d["targets"].pop("kernel_us"),
+     "key 'targets.kernel_us' is not stated, but archives/h200-001.tar.gz recorded {'matmul': 44}"),
+    ("h200-001", lambda d: d["targets"].update(limits={"matmul": "tiles too few"}),
+     "key 'targets.limits' is {'matmul': 'tiles too few'}, but archives/h200-001.tar.gz recorded None"),
+    ("h200-002", lambda d: d["targets"]["points"][1].update(at_most=0.75),
+     "key 'targets.points' is [{'op': 'triangle'"),
+    ("mage-001", lambda d: d.update(targets={"best_peer_ratio": 2.0}),
+     "key 'targets' is {'best_peer_ratio': 2.0}, but archives/mage-001.tar.gz recorded None"),
+])
+def test_an_archived_namespace_s_targets_edited_are_refused_like_its_shapes(tmp_path, monkeypatch, name, edit, says):
+    """Its targets are its archive's, as its shapes are: stated otherwise, or with one left out, the file is
+    refused in one line naming it and the key."""
+    from fieldnote.archive import _pinned
+
+    ns, path = archived_namespace(tmp_path, monkeypatch, name, edit)
+    with pytest.raises(PipelineError) as error:
+        _pinned(ns)
+    message = str(error.value)
+    assert message.startswith(f"{path}: {says}") and "\n" not in message
+    assert "fixed by its archive" in message
+
+
+@pytest.mark.parametrize("name", ["h200-001", "h200-002"])
+def test_an_archived_namespace_is_held_to_its_archive_s_targets(tmp_path, monkeypatch, name):
+    """Stated as archived, or left out of the file, the targets the note is held to are the archive's, their
+    ops in the registry's order (config.resolved.json sorts them): h200-002's limits are listed as its note lists
+    them."""
+    from fieldnote.archive import Archive, resolve_archived
+    from fieldnote.config import read_when_archived
+    from fieldnote.ops import OPS
+
+    recorded = Archive(ROOT / "archives" / f"{name}.tar.gz").resolved()["targets"]
+    for edit in (lambda d: None, lambda d: d.pop("targets")):
+        ns, _ = archived_namespace(tmp_path, monkeypatch, name, edit)
+        namespaces = {name: ns}
+        archives, broken = resolve_archived(namespaces, None)
+        assert not broken and namespaces[name].targets == recorded
+        published = read_when_archived(archives[name].resolved(), ns)["targets"]
+        for by_op in [v for v in published.values() if isinstance(v, dict)]:
+            assert list(by_op) == [op for op in OPS if op in by_op]

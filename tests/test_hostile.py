@@ -220,7 +220,9 @@ def test_a_namespace_drifting_over_a_broken_archive_is_refused_there(checkout):
 
 @pytest.mark.parametrize("edit, says", [
     (lambda d: d["shapes"].update(gelu={"rows": 8192, "cols": 768}),
-     "key 'shapes.gelu.rows' is 8192, but archives/h200-001.tar.gz measured 4096"),
+     "key 'shapes.gelu.rows' is 8192, but archives/h200-001.tar.gz recorded 4096"),
+    (lambda d: d["targets"].update(best_peer_ratio=2.0),
+     "key 'targets.best_peer_ratio' is 2.0, but archives/h200-001.tar.gz recorded 0.8"),
     (lambda d: d["variants"].update(matmul="matmul_tiled_16x16"), "key 'variants.matmul' is 'matmul_tiled_16x16'"),
     (lambda d: d.update(implementations=["torch", "cuda"]), "key 'implementations' is ['torch', 'cuda']"),
     (lambda d: d["capture"].update(backends=["cupti"]), "key 'capture.backends' is ['cupti']"),

@@ -186,3 +186,37 @@ def test_nsight_compute_is_asked_for_a_sweep_point_by_a_range_its_filter_reads(t
     assert include == "gelu:torch at 4099x770/" and "@" not in include
     profiled = json.loads((tmp_path / "job.json").read_text())
     assert list(profiled["subjects"]) == ["torch at 4099x770"]
+
+
+def kernels_of(points: dict, captures: int, iterations: int = 4) -> pd.DataFrame:
+    """A sweep's kernels table: one kernel a call inside its range, `points` giving each subject's per-capture
+    times."""
+    rows = []
+    for point, times in points.items():
+        implementation, label = point.split("@")
+        for capture in range(captures):
+            for i in range(iterations):
+                rows.append({"op": "gelu", "subject": point, "implementation": implementation,
+                             "variant": implementation, "shape": label, "backend": "nsys", "range": f"gelu:{point}",
+                             "capture": capture, "iteration": i, "iterations": iterations, "kernel": "k",
+                             "duration_us": times[capture] + 0.001 * i})
+    return pd.DataFrame(rows)
+
+
+def test_a_point_captured_three_times_is_judged_by_its_interval():
+    """Under 1.00 only where the ratio's whole interval is; across it, not distinguishable: a ratio of 0.995 between
+    captures that spread more than that is no win. One capture a point keeps the table as older evidence has it."""
+    from fieldnote.capture.summary import summarize
+
+    kernels = kernels_of({"cuda@4096x768": [5.00, 5.10, 4.90], "torch@4096x768": [5.02, 5.12, 4.93],
+                          "cuda@1024x768": [2.00, 2.01, 2.02], "torch@1024x768": [3.0, 3.01, 3.02]}, captures=3)
+    swept = table(summarize(kernels), ROOF, kernels)
+    assert {"kernel_low_us", "kernel_high_us"} <= set(swept) and (swept["captures"] == 3).all()
+    assert (swept["kernel_low_us"] <= swept["kernel_us"]).all()
+    assert (swept["kernel_us"] <= swept["kernel_high_us"]).all()
+    ratios = note.sweep_ratios(swept).set_index("shape")
+    assert ratios.loc["4096x768", "ratio"] < 1 < ratios.loc["4096x768", "ratio_high"]
+    assert note.at_or_under(ratios) == "1 of 2 (1 not distinguishable from 1.00)"
+    single = kernels[kernels["capture"] == 0]
+    assert "kernel_low_us" not in table(summarize(single), ROOF, single)
+    assert note.at_or_under(note.sweep_ratios(table(summarize(single), ROOF, single))) == "2 of 2"

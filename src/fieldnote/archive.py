@@ -29,7 +29,7 @@ from pathlib import Path
 
 from . import names
 from .bundle import bundle_files
-from .config import Namespace, differs, read_when_archived, reading, validate_resolved
+from .config import Namespace, contradicts, read_when_archived, reading, validate_resolved
 from .errors import PipelineError
 from .evidence import parse_manifest
 from .io import write_bytes, write_json
@@ -483,8 +483,8 @@ def _remember(path: Path, key: bytes, sha256: str, record: dict) -> None:
 
 
 def _replayed(archive: Archive, declared, pinned: bool):
-    """The namespace an archive recorded, read back, with the targets of its namespace file where there is one
-    (the reading of the evidence, not the measurement)."""
+    """The namespace an archive recorded, read back (its targets too), with the prose and template of its namespace
+    file where there is one (the reading of the evidence, not the measurement: config.READ_WHEN_ARCHIVED)."""
     resolved = archive.resolved()
     if declared is not None:
         resolved = read_when_archived(resolved, declared)
@@ -506,12 +506,13 @@ def _pinned(ns) -> Archive:
     recorded = archive.resolved()
     shapes = recorded.get("shapes", {})
     recorded.setdefault("ops", [op for op in OPS if op in shapes])  # what it measured, in the registry's order
-    found = differs(stated, {k: v for k, v in recorded.items() if k in stated})
+    found = contradicts(stated, recorded)
     if found:
         key, value, recorded = found
-        raise PipelineError(f"{ns.file}: key '{key}' is {value!r}, but {ns.archived} measured {recorded!r}: an "
-                            "archived namespace's measurement is fixed by its archive (its prose, `targets` "
-                            "and `note` are read from this file); to measure anew, "
+        stated = "not stated" if value is None else repr(value)
+        raise PipelineError(f"{ns.file}: key '{key}' is {stated}, but {ns.archived} recorded {recorded!r}: an "
+                            "archived namespace's measurement and targets are fixed by its archive (its prose, "
+                            "`note` and `predictions` are read from this file); to measure anew, "
                             f"`fieldnote new <name> --from {ns.name}`")
     return archive
 

@@ -74,6 +74,8 @@ def listed(values, last="and") -> str:
 # --- claims ----------------------------------------------------------------------------------------------------
 
 RELATIONS = {"<": "below", ">": "above", "~": "not distinguishable"}
+# The generated tables that make verdicts (note.judged), and the kind their rows have in the claims table.
+JUDGED = {"targets": "target", "predictions": "prediction"}
 
 
 def judge(left: Number, right: Number) -> tuple[str, float]:
@@ -94,17 +96,26 @@ class Claims:
     template: str  # the file rendered, whose lines the claims are on
     name: str = ""  # how the namespace names it, recorded in the table
     rows: list[dict] = field(default_factory=list)
+    judged: dict[str, pd.DataFrame] = field(default_factory=dict)  # the generated tables' verdicts (note.judged)
 
     def record(self, kind: str, text: str, left: Number, relation: str, right: Number) -> str:
         verdict, margin = judge(left, right)
         self.rows.append({"file": self.name or self.template, "line": template_line(self.template), "kind": kind,
-                          "claim": text,
+                          "claim": text, "key": None,
                           "left": left.source, "left_value": left.value, "left_low": left.interval[0],
                           "left_high": left.interval[1], "relation": relation, "right": right.source,
                           "right_value": right.value, "right_low": right.interval[0],
                           "right_high": right.interval[1], "verdict": verdict, "margin": margin,
-                          "holds": verdict == RELATIONS[relation]})
+                          "relative_margin": float("nan"), "holds": verdict == RELATIONS[relation]})
         return verdict
+
+    def placed(self, table: str) -> None:
+        """A generated table placed in the note: its verdicts (a target's, a prediction's), each judged on the
+        unrounded value with its margin, recorded where it is placed, once."""
+        frame = self.judged.pop(table, None)
+        if frame is not None:
+            where = {"file": self.name or self.template, "line": template_line(self.template), "kind": JUDGED[table]}
+            self.rows += [{**where, **row} for row in frame.to_dict("records")]
 
     def claim(self, text: str, left: Number, relation: str, right: Number) -> str:
         if relation not in RELATIONS:
@@ -123,8 +134,8 @@ class Claims:
         return self.record("branch", text, left, "~", right)
 
     def table(self, namespace: str) -> pd.DataFrame:
-        columns = ["file", "line", "kind", "claim", "left", "left_value", "left_low", "left_high", "relation", "right",
-                   "right_value", "right_low", "right_high", "verdict", "margin", "holds"]
+        columns = ["file", "line", "kind", "claim", "key", "left", "left_value", "left_low", "left_high", "relation",
+                   "right", "right_value", "right_low", "right_high", "verdict", "margin", "relative_margin", "holds"]
         frame = pd.DataFrame(self.rows, columns=columns)
         frame.insert(0, "namespace", namespace)
         return frame.astype({"line": "int64", "holds": "bool"})
@@ -391,9 +402,11 @@ class Evidence:
 
     @staticmethod
     def movement(a: Number, b: Number, decimals: int = 1) -> Number:
-        """How far b lies from a, in percent of a, from the values as shown (a reader can redo it)."""
+        """How far b lies from a, in percent of a: shown from the values as shown (a reader can redo it), judged in
+        a claim on the unrounded values."""
         shown = (float(b.text) - float(a.text)) / float(a.text) * 100
-        return number(shown, f"{shown:.{decimals}f}%", f"movement {a.source} -> {b.source}")
+        return number((float(b) - float(a)) / float(a) * 100, f"{shown:.{decimals}f}%",
+                      f"movement {a.source} -> {b.source}")
 
     @staticmethod
     def gap(a: Number, b: Number) -> Number:
@@ -412,22 +425,24 @@ class Rendered:
 
 
 def render(template: Path, evidence: Evidence, generated: dict, figures: dict[str, str],
-           name: str | None = None) -> Rendered:
+           name: str | None = None, judged: dict[str, pd.DataFrame] | None = None) -> Rendered:
     """`generated`: the note's generated tables and sections by name (markdown); `figures`: each figure's
     caption by name; `name`: the template as the namespace names it (a replay may read the archive's copy), which
-    the claims table records. The template's numerals are checked before it renders."""
+    the claims table records; `judged`: the verdicts of the generated tables that make them (note.judged), recorded
+    with the claims where the template places their table. The template's numerals are checked before it renders."""
     template = Path(template)
     env = environment(template.parent)
     env.filters["kernel_of"] = lambda ns, op, impl=None: evidence.kernel(op, impl, ns)  # stages | map(...)
     source = template.read_text()
     refuse_typed_in_template(source, str(template), env)
-    claims = Claims(str(template), name or str(template))
+    claims = Claims(str(template), name or str(template), judged=dict(judged or {}))
     placed = []
 
     def table(name: str) -> str:
         if name not in generated:
             raise PipelineError(f"{template}: line {template_line(str(template))}: no generated table {name!r} "
                                 f"(there are: {', '.join(sorted(generated))})")
+        claims.placed(name)
         return generated[name]
 
     def figure(name: str, caption: str | None = None) -> str:

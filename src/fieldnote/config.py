@@ -451,8 +451,12 @@ def resolve(name: str, path: Path, defaults: dict) -> Namespace:
 
 
 # The reading of the evidence, not the measurement: the rest of an archived namespace's file is what its archive fixed.
-# The prose too: a description, or what changed at a stage, may be reworded after the measurement.
-READ_WHEN_ARCHIVED = ("archived", "targets", "note", "description", "progression.changes", "predictions")
+# The prose too: a description, or what changed at a stage, may be reworded after the measurement. Not the targets:
+# the verdicts the archive's note holds are evidence, and a target moved after the measurement would move them.
+READ_WHEN_ARCHIVED = ("archived", "note", "description", "progression.changes", "predictions")
+# What an archived namespace's file states whole or not at all: targets that leave out one the archive recorded
+# differ from it as much as a changed one (the note would still be held to it).
+STATED_WHOLE = ("targets",)
 
 
 def reading(stated: dict) -> dict:
@@ -469,9 +473,11 @@ def reading(stated: dict) -> dict:
 
 
 def read_when_archived(resolved: dict, declared: Namespace) -> dict:
-    """An archive's recorded namespace with the reading its namespace file states (READ_WHEN_ARCHIVED)."""
-    resolved.update(targets=declared.targets, note=declared.note, description=declared.description,
-                    predictions=list(declared.predictions))
+    """An archive's recorded namespace (its targets too) with the reading its namespace file states
+    (READ_WHEN_ARCHIVED)."""
+    resolved.update(note=declared.note, description=declared.description, predictions=list(declared.predictions))
+    if resolved.get("targets"):
+        resolved["targets"] = in_op_order(resolved["targets"])
     if resolved.get("progression") and declared.progression:
         resolved["progression"]["changes"] = declared.progression.get("changes", {})
     return resolved
@@ -527,6 +533,25 @@ def differs(stated, recorded, key: str = "") -> tuple[str, object, object] | Non
         same = len(stated) == len(recorded) and not any(differs(a, b) for a, b in zip(stated, recorded, strict=True))
         return None if same else (key, stated, recorded)
     return None if stated == recorded else (key, stated, recorded)
+
+
+def in_op_order(targets: dict) -> dict:
+    """Targets with their mappings by op (`kernel_us`, `limits`) in the registry's order: an archive's
+    config.resolved.json sorts its keys, and a note that lists what limits each op lists them as the tables do."""
+    return {key: {op: value[op] for op in OPS if op in value} if isinstance(value, dict) and set(value) <= set(OPS)
+            else value for key, value in targets.items()}
+
+
+def contradicts(stated: dict, recorded: dict) -> tuple[str, object, object] | None:
+    """The first key an archived namespace's file states otherwise than its archive recorded (`differs`), as
+    (key, stated, recorded); for a key of STATED_WHOLE also one it leaves out of what the archive recorded (stated
+    as None)."""
+    found = differs(stated, {k: v for k, v in recorded.items() if k in stated})
+    for key in [k for k in STATED_WHOLE if k in stated]:
+        left_out = None if found else differs(recorded.get(key), stated[key], key)
+        if left_out:
+            found = (left_out[0], left_out[2], left_out[1])
+    return found
 
 
 def validate_resolved(data, where: str) -> dict:

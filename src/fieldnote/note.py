@@ -3,6 +3,7 @@ markdown is the last step. No number is typed here: each comes from a table of t
 from __future__ import annotations
 
 import sys
+from dataclasses import dataclass
 
 import pandas as pd
 
@@ -134,17 +135,35 @@ def sweep(table: pd.DataFrame) -> pd.DataFrame:
 
 def sweep_ratios(table: pd.DataFrame) -> pd.DataFrame:
     """Every sweep point where the hand-written kernel and a peer were both measured: ours, the fastest peer there
-    and the ratio of the two (a second hand-written toolchain is no peer)."""
+    and the ratio of the two (a second hand-written toolchain is no peer); where the points have intervals, the
+    ratio's (ours' low over the peer's high, ours' high over the peer's low)."""
     measured = table.dropna(subset=["kernel_us"])
     mine = hand_written(measured)
+    spread = "kernel_low_us" in measured
     rows = []
     for (op, shape), point in measured.groupby(["op", "shape"], sort=False):
-        times = point.set_index("implementation")["kernel_us"]
-        others = times[~times.index.isin(HAND_WRITTEN)]
-        if mine in times and len(others):
-            rows.append({"op": op, "shape": shape, "ours_us": times[mine], "best_peer": others.idxmin(),
-                         "best_peer_us": others.min(), "ratio": times[mine] / others.min()})
-    return pd.DataFrame(rows, columns=["op", "shape", "ours_us", "best_peer", "best_peer_us", "ratio"])
+        times = point.set_index("implementation")
+        others = times[~times.index.isin(HAND_WRITTEN)]["kernel_us"]
+        if mine in times.index and len(others):
+            best, ours = others.idxmin(), times.loc[mine]
+            row = {"op": op, "shape": shape, "ours_us": ours["kernel_us"], "best_peer": best,
+                   "best_peer_us": others.min(), "ratio": ours["kernel_us"] / others.min()}
+            if spread:
+                row |= {"ratio_low": ours["kernel_low_us"] / times.loc[best, "kernel_high_us"],
+                        "ratio_high": ours["kernel_high_us"] / times.loc[best, "kernel_low_us"]}
+            rows.append(row)
+    columns = ["op", "shape", "ours_us", "best_peer", "best_peer_us", "ratio", *(["ratio_low", "ratio_high"] * spread)]
+    return pd.DataFrame(rows, columns=columns)
+
+
+def at_or_under(points: pd.DataFrame, limit: float = 1.0) -> str:
+    """How many points stand at or under `limit`: by each ratio's interval where the points have one (wholly at or
+    under it; across it, not distinguishable), else by the ratio as the table shows it."""
+    if "ratio_high" not in points:
+        return f"{int((points['ratio'].round(2) <= limit).sum())} of {len(points)}"
+    under, across = int((points["ratio_high"] <= limit).sum()), int(
+        ((points["ratio_low"] <= limit) & (points["ratio_high"] > limit)).sum())
+    return f"{under} of {len(points)}" + (f" ({across} not distinguishable from {limit:.2f})" if across else "")
 
 
 def sweep_worst(table: pd.DataFrame) -> pd.DataFrame:
@@ -157,7 +176,7 @@ def sweep_worst(table: pd.DataFrame) -> pd.DataFrame:
         rows.append({"Operation": OPS[op], "Worst point": worst["shape"], "Ours (µs)": us(worst["ours_us"]),
                      "Best peer there": f"{IMPLEMENTATIONS[worst['best_peer']]}, {us(worst['best_peer_us'])} µs",
                      "Ours / best peer": f"{worst['ratio']:.2f}",
-                     "Points at or under 1.00": f"{int((points['ratio'].round(2) <= 1).sum())} of {len(points)}"})
+                     "Points at or under 1.00": at_or_under(points)})
     return pd.DataFrame(rows)
 
 
@@ -213,12 +232,38 @@ def standing(summary: pd.DataFrame, shapes: dict, roofline: dict) -> pd.DataFram
 NOT_MEASURED = "not measured"
 
 
-def _verdict(shown: float, target: float, at_most: bool) -> str:
-    """Judged on the value as the table shows it, so that a row never reads "0.80 ... missed by 0%"."""
-    if pd.isna(shown):
-        return NOT_MEASURED
-    short = shown / target - 1 if at_most else 1 - shown / target
-    return "met" if short <= 0 else f"missed by {max(short, 0.01):.0%}"
+@dataclass(frozen=True)
+class Judged:
+    """One comparison a target is judged by, on unrounded values: what was measured (`what`, `value`), the target
+    (`limit`, at most or at least) and where the namespace sets it (`key`; `against` names the limit where it is
+    derived from the key's value)."""
+
+    key: str
+    what: str
+    value: float
+    limit: float
+    at_most: bool
+    against: str = ""
+
+    @property
+    def margin(self) -> float:
+        """How far the value lies inside its target, in the value's unit: negative past it, NaN unmeasured."""
+        return self.limit - self.value if self.at_most else self.value - self.limit
+
+    @property
+    def verdict(self) -> str:
+        return NOT_MEASURED if pd.isna(self.value) else "met" if self.margin >= 0 else "missed"
+
+
+def _verdict(judged: Judged, shown: float) -> str:
+    """Met or missed on the unrounded value: one that rounds to its target but lies past it is missed. How far is
+    worded from the value as the row shows it, so that a reader can redo it from the row, and never reads "by 0%";
+    the unrounded margin is in claims.parquet (`target_claims`)."""
+    if judged.verdict != "missed":
+        return judged.verdict
+    short = shown / judged.limit - 1 if judged.at_most else 1 - shown / judged.limit
+    by = f"{max(short, 0):.0%}"
+    return f"missed by {'less than 1%' if by == '0%' else by}"
 
 
 def worst_point(ratios: pd.DataFrame, op: str) -> pd.Series | None:
@@ -228,13 +273,46 @@ def worst_point(ratios: pd.DataFrame, op: str) -> pd.Series | None:
     return None if points.empty else points.loc[points["ratio"].idxmax()]
 
 
-def _sweep_target(ratios: pd.DataFrame, op: str, limit: float) -> tuple[str, str, str]:
+def _fastest(times: pd.Series) -> str:
+    return times.idxmin() if times.notna().any() else "none measured"
+
+
+def _sweep_target(ratios: pd.DataFrame, op: str, limit: float) -> tuple[str, str, str, tuple[Judged, ...]]:
     """The target on every sweep point of an op: its worst ratio to the fastest peer, and where it falls."""
     target, worst = f"at every sweep point, ours / best peer at most {limit:.2f}", worst_point(ratios, op)
     if worst is None:
-        return target, "", NOT_MEASURED
-    shown = round(worst["ratio"], 2)
-    return target, f"{shown:.2f} at {worst['shape']}", _verdict(shown, limit, True)
+        return target, "", NOT_MEASURED, (Judged("targets.sweep_best_peer_ratio", f"{op}: ours / the best peer at "
+                                                 "its worst sweep point", float("nan"), limit, True),)
+    judged = Judged("targets.sweep_best_peer_ratio", f"{op}: ours / the best peer ({worst['best_peer']}) at "
+                    f"{worst['shape']}, its worst sweep point", worst["ratio"], limit, True)
+    shown = round(judged.value, 2)
+    return target, f"{shown:.2f} at {worst['shape']}", _verdict(judged, shown), (judged,)
+
+
+def _target_rows(summary: pd.DataFrame, sweep_table: pd.DataFrame | None, targets: dict,
+                 ceilings: pd.DataFrame | None = None) -> list[tuple]:
+    """Each row of the targets table, (op, target, measured, met), with the comparisons it is judged by."""
+    mine, found = peers(summary)
+    cold = peers(summary, "kernel_cold_us")[1] if "kernel_cold_us" in summary else {}
+    rows = []
+    for op, (ours, peers_us) in found.items():
+        if "best_peer_ratio" in targets:
+            rows.append((op, *_best_peer_target(op, mine, ours, peers_us, targets, ceilings)))
+        if "cold_best_peer_ratio" in targets and cold:
+            (ours_cold, peers_cold), limit = cold[op], targets["cold_best_peer_ratio"]
+            judged = Judged("targets.cold_best_peer_ratio", f"{op}: {mine} / the best peer "
+                            f"({_fastest(peers_cold)}), L2 cold", ours_cold / peers_cold.min(), limit, True)
+            ratio = round(judged.value, 2)
+            rows.append((op, f"L2 cold: ours / best peer at most {limit:.2f}", "" if pd.isna(ratio) else
+                         f"{ratio:.2f}", _verdict(judged, ratio), (judged,)))
+        if op in targets.get("kernel_us", {}):
+            limit = targets["kernel_us"][op]
+            judged = Judged(f"targets.kernel_us.{op}", f"{op}: {mine} kernel time (µs)", ours, limit, True)
+            rows.append((op, f"kernel at most {us(limit)} µs", f"{us(ours)} µs", _verdict(judged, round(ours, 2)),
+                         (judged,)))
+        if sweep_table is not None:
+            rows += [(op, *row) for row in _sweep_targets(sweep_table, op, mine, targets)]
+    return rows
 
 
 def against_targets(summary: pd.DataFrame, sweep_table: pd.DataFrame | None, targets: dict,
@@ -243,44 +321,65 @@ def against_targets(summary: pd.DataFrame, sweep_table: pd.DataFrame | None, tar
     the hand-written kernel's time against the best peer's (warm, or within a margin of the copy of its bytes;
     cold) and against a kernel-time bound; over the sweep, its worst ratio to the best peer, its ratio to a named
     peer and its TFLOP/s at named points, and its fraction of the bandwidth roof at the largest size where the op is
-    memory-bound there. A value the evidence lacks (no peer, no point of ours at that size) is "not measured",
-    which is not met either."""
-    mine, found = peers(summary)
-    cold = peers(summary, "kernel_cold_us")[1] if "kernel_cold_us" in summary else {}
-    rows = []
-    for op, (ours, peers_us) in found.items():
-        if "best_peer_ratio" in targets:
-            rows.append((op, *_best_peer_target(op, ours, peers_us, targets, ceilings)))
-        if "cold_best_peer_ratio" in targets and cold:
-            ratio, limit = round(cold[op][0] / cold[op][1].min(), 2), targets["cold_best_peer_ratio"]
-            rows.append((op, f"L2 cold: ours / best peer at most {limit:.2f}", "" if pd.isna(ratio) else
-                         f"{ratio:.2f}", _verdict(ratio, limit, True)))
-        if op in targets.get("kernel_us", {}):
-            shown, limit = round(ours, 2), targets["kernel_us"][op]
-            rows.append((op, f"kernel at most {us(limit)} µs", f"{us(ours)} µs", _verdict(shown, limit, True)))
-        if sweep_table is not None:
-            rows += [(op, *row) for row in _sweep_targets(sweep_table, op, mine, targets)]
-    return pd.DataFrame([(OPS[op], *rest) for op, *rest in rows], columns=["Operation", "Target", "Measured", "Met"])
+    memory-bound there. Each is judged on the unrounded value (`Judged`). A value the evidence lacks (no peer, no
+    point of ours at that size) is "not measured", which is not met either."""
+    rows = [(OPS[op], target, measured, met) for op, target, measured, met, _ in
+            _target_rows(summary, sweep_table, targets, ceilings)]
+    return pd.DataFrame(rows, columns=["Operation", "Target", "Measured", "Met"])
 
 
-def _best_peer_target(op: str, ours: float, peers_us: pd.Series, targets: dict, ceilings) -> tuple[str, str, str]:
+def target_claims(summary: pd.DataFrame, sweep_table: pd.DataFrame | None, targets: dict,
+                  ceilings: pd.DataFrame | None = None) -> pd.DataFrame:
+    """Each comparison a row of the targets table is judged by, as rows of the claims table (authored.Claims): the
+    unrounded value and its target, and the margin, signed (negative past the target) and as a fraction of the
+    target. A row met by either of two comparisons (the best peer, or the warm copy) has both."""
+    rows = [claim_row(f"{OPS[op]}: {target}", j.key, j.what, j.value, "<=" if j.at_most else ">=",
+                      j.against or j.key, j.limit, j.verdict, j.margin, j.margin / j.limit, j.verdict == "met")
+            for op, target, _, _, judged in _target_rows(summary, sweep_table, targets, ceilings) for j in judged]
+    return pd.DataFrame(rows, columns=CLAIM_COLUMNS)
+
+
+# A generated table's verdict as a row of the claims table (its file, line and kind are the note's: authored.Claims).
+CLAIM_COLUMNS = ["claim", "key", "left", "left_value", "left_low", "left_high", "relation", "right", "right_value",
+                 "right_low", "right_high", "verdict", "margin", "relative_margin", "holds"]
+
+
+def claim_row(claim: str, key: str, left: str, value: float, relation: str, right: str, right_value: float,
+              verdict: str, margin: float, relative: float, holds: bool, right_low: float | None = None,
+              right_high: float | None = None) -> dict:
+    """A value judged as a point (its interval is itself) against a limit or a range."""
+    low = right_value if right_low is None else right_low
+    high = right_value if right_high is None else right_high
+    return dict(zip(CLAIM_COLUMNS, (claim, key, left, value, value, value, relation, right, right_value, low, high,
+                                    verdict, margin, relative, bool(holds)), strict=True))
+
+
+def _best_peer_target(op: str, mine: str, ours: float, peers_us: pd.Series, targets: dict,
+                      ceilings) -> tuple[str, str, str, tuple[Judged, ...]]:
     """Ours against the best peer at the seed shape; where the namespace allows it (`warm_ceiling_margin`), met
     too by a kernel within that margin of the warm copy of its own bytes, which no kernel can beat by much."""
-    ratio, limit = round(ours / peers_us.min(), 2), targets["best_peer_ratio"]
-    verdict, margin = _verdict(ratio, limit, True), targets.get("warm_ceiling_margin")
+    limit, margin = targets["best_peer_ratio"], targets.get("warm_ceiling_margin")
+    peer = Judged("targets.best_peer_ratio", f"{op}: {mine} / the best peer ({_fastest(peers_us)})",
+                  ours / peers_us.min(), limit, True)
+    ratio = round(peer.value, 2)
+    verdict = _verdict(peer, ratio)
     if margin is None:
-        return f"ours / best peer at most {limit:.2f}", f"{ratio:.2f}", verdict
+        return f"ours / best peer at most {limit:.2f}", f"{ratio:.2f}", verdict, (peer,)
     from .ceiling import best
 
     chosen = best(ceilings) if ceilings is not None and not ceilings.empty else pd.DataFrame()
-    copy = round(ours / chosen.loc[(op, "warm"), "kernel_us"], 2) if (op, "warm") in chosen.index else float("nan")
-    measured = f"{ratio:.2f}" + ("" if pd.isna(copy) else f"; {copy:.2f}x the warm copy")
-    if verdict != "met" and not pd.isna(copy) and _verdict(copy, 1 + margin, True) == "met":
+    copy_us = chosen.loc[(op, "warm"), "kernel_us"] if (op, "warm") in chosen.index else float("nan")
+    copy = Judged("targets.warm_ceiling_margin", f"{op}: {mine} / the warm copy of its bytes", ours / copy_us,
+                  1 + margin, True, "1 + targets.warm_ceiling_margin")
+    shown = round(copy.value, 2)
+    measured = f"{ratio:.2f}" + ("" if pd.isna(shown) else f"; {shown:.2f}x the warm copy")
+    if copy.verdict == "met":
         verdict = "met"
-    return f"ours / best peer at most {limit:.2f}, or at most {1 + margin:.2f}x the warm copy", measured, verdict
+    return (f"ours / best peer at most {limit:.2f}, or at most {1 + margin:.2f}x the warm copy", measured, verdict,
+            (peer, copy))
 
 
-def _sweep_targets(sweep_table: pd.DataFrame, op: str, mine: str, targets: dict) -> list[tuple[str, str, str]]:
+def _sweep_targets(sweep_table: pd.DataFrame, op: str, mine: str, targets: dict) -> list[tuple]:
     """The targets the namespace sets on the sweep's points of one op."""
     rows, ratios = [], sweep_ratios(sweep_table)
     if "sweep_best_peer_ratio" in targets:
@@ -294,27 +393,34 @@ def _sweep_targets(sweep_table: pd.DataFrame, op: str, mine: str, targets: dict)
 
             raise PipelineError(f"targets: {op} at '{t['shape']}' is no point of its sweep (its points: "
                                 f"{', '.join(dict.fromkeys(sweep_table.loc[sweep_table['op'] == op, 'shape']))})")
-    for t in [t for t in targets.get("points", []) if t["op"] == op]:
+    for i, t in [(i, t) for i, t in enumerate(targets.get("points", [])) if t["op"] == op]:
         if t["versus"] == "best_peer":
             ratio = ratios["ratio"].get((op, t["shape"]), float("nan"))
         else:
             ratio = (points["kernel_us"].get((t["shape"], mine), float("nan"))
                      / points["kernel_us"].get((t["shape"], t["versus"]), float("nan")))
         versus = "best peer" if t["versus"] == "best_peer" else IMPLEMENTATIONS[t["versus"]]
+        judged = Judged(f"targets.points.{i}", f"{op}: {mine} / {t['versus']} at {t['shape']}", ratio, t["at_most"],
+                        True)
         shown = round(ratio, 2)
         rows.append((f"at {t['shape']}, ours / {versus} at most {t['at_most']:.2f}",
-                     "" if pd.isna(shown) else f"{shown:.2f}", _verdict(shown, t["at_most"], True)))
-    for t in [t for t in targets.get("tflops", []) if t["op"] == op]:
-        shown = round(points["achieved_tflops"].get((t["shape"], mine), float("nan")), 1)
+                     "" if pd.isna(shown) else f"{shown:.2f}", _verdict(judged, shown), (judged,)))
+    for i, t in [(i, t) for i, t in enumerate(targets.get("tflops", [])) if t["op"] == op]:
+        judged = Judged(f"targets.tflops.{i}", f"{op}: {mine} TFLOP/s at {t['shape']}",
+                        points["achieved_tflops"].get((t["shape"], mine), float("nan")), t["at_least"], False)
+        shown = round(judged.value, 1)
         rows.append((f"at {t['shape']}, at least {t['at_least']:g} TFLOP/s", "" if pd.isna(shown) else
-                     f"{shown:.1f} TFLOP/s", _verdict(shown, t["at_least"], False)))
+                     f"{shown:.1f} TFLOP/s", _verdict(judged, shown), (judged,)))
     if "roof_fraction" in targets:
         largest = largest_points(sweep_table, op)
         if (largest["bound"] == "memory").any():
             ours_there = largest.loc[largest["implementation"] == mine, "fraction_of_roof"]
-            shown, limit = round(ours_there.max(), 2), targets["roof_fraction"]
-            rows.append((f"at {largest['shape'].iloc[0]}, at least {limit:.0%} of the bandwidth roof",
-                         "" if pd.isna(shown) else f"{shown:.0%}", _verdict(shown, limit, False)))
+            shape, limit = largest["shape"].iloc[0], targets["roof_fraction"]
+            judged = Judged("targets.roof_fraction", f"{op}: {mine} fraction of the bandwidth roof at {shape}",
+                            ours_there.max(), limit, False)
+            shown = round(judged.value, 2)
+            rows.append((f"at {shape}, at least {limit:.0%} of the bandwidth roof",
+                         "" if pd.isna(shown) else f"{shown:.0%}", _verdict(judged, shown), (judged,)))
     return rows
 
 
@@ -447,10 +553,12 @@ def warm_and_cold(summary: pd.DataFrame) -> pd.DataFrame:
 
 
 def ceilings(table: pd.DataFrame) -> pd.DataFrame:
-    """Per op, the copy of its traffic that was fastest, warm and cold: the memory floor of that op."""
-    from .ceiling import best
+    """Per op, the copy of its traffic that was fastest, warm and cold: the memory floor of that op; where probes of
+    its precision contract's unit ran beside it (a table from before the compute floor has none), the fastest
+    probe's rate and the compute floor it sets at the op's shape."""
+    from .ceiling import COMPUTE, best
 
-    rows, chosen = [], best(table)
+    rows, chosen, probes = [], best(table), best(table, COMPUTE)
     for op in [o for o in OPS if o in set(table["op"])]:
         row = {"Operation": OPS[op], "Traffic (MiB read + written)": "{:.2f} + {:.2f}".format(
             *(chosen.loc[(op, "warm"), k] / 2**20 for k in ("bytes_read", "bytes_written")))}
@@ -459,34 +567,80 @@ def ceilings(table: pd.DataFrame) -> pd.DataFrame:
             row[f"Copy, {cache} (µs)"] = us(c["kernel_us"])
             row[f"Copy, {cache} (TB/s)"] = f"{c['gbs'] / 1e3:.2f}"
             row[f"Launch, {cache}"] = f"`{c['config']}`"
+        if not probes.empty:
+            row |= _compute_ceiling(op, probes)
         rows.append(row)
     return pd.DataFrame(rows)
+
+
+def _compute_ceiling(op: str, probes: pd.DataFrame) -> dict:
+    """The op's precision contract, and per cache the fastest probe's rate, the compute floor it sets and the
+    probe; a dash where the op has none (its work is all bytes)."""
+    from .ceiling import UNITS
+    from .ops import OPS as SPECS
+
+    contract = SPECS[op].precision
+    unit = UNITS[contract.unit]
+    row = {"Contract": unit if contract.per_flop == 1 else f"{contract.per_flop} {unit} FLOPs a FLOP"}
+    for cache in ("warm", "cold"):
+        p = probes.loc[(op, cache)] if (op, cache) in probes.index else None
+        row[f"Rate, {cache} (TFLOP/s)"] = "—" if p is None else f"{p['tflops']:.1f}"
+        row[f"Compute floor, {cache} (µs)"] = "—" if p is None else us(p["floor_us"])
+        row[f"Probe, {cache}"] = "—" if p is None else f"`{p['config']}`"
+    return row
 
 
 NOT_PHYSICAL = "not physical"
 
 
 def floors(summary: pd.DataFrame, table: pd.DataFrame) -> pd.DataFrame:
-    """Per op and implementation, its kernel time against the copy of its traffic in the same cache state; a
-    time whose interval lies wholly below the copy's is marked not physical (ceiling.faster_than)."""
-    from .ceiling import best, faster_than
+    """Per op and implementation, its kernel time against both floors measured in the same cache state: the copy of
+    its traffic and, where probes of its contract's unit ran, its FLOPs at the fastest probe's rate; a time whose
+    interval lies wholly below either floor's is marked not physical (ceiling.faster_than)."""
+    from .ceiling import COMPUTE, UNITS, best, faster_than
 
-    chosen, rows = best(table), []
+    chosen, probes, rows = best(table), best(table, COMPUTE), []
     measured = in_table_order(summary[summary["op"].isin(set(table["op"]))])
     for r in measured.itertuples():
         row, flags = {"Operation": OPS[r.op], "Implementation": implementation_name(r.implementation)}, []
         for cache, time, high in (("warm", "kernel_us", "kernel_high_us"),
                                   ("cold", "kernel_cold_us", "kernel_cold_high_us")):
-            if (r.op, cache) not in chosen.index or pd.isna(getattr(r, time, float("nan"))):
+            copy, probe = (t.loc[(r.op, cache)] if (r.op, cache) in t.index else None for t in (chosen, probes))
+            value, name = getattr(r, time, float("nan")), cache.capitalize()
+            if pd.isna(value) or (copy is None and probe is None):
                 continue
-            copy = chosen.loc[(r.op, cache)]
-            row[f"{cache.capitalize()} (µs)"] = us(getattr(r, time))
-            row[f"{cache.capitalize()} / copy"] = f"{getattr(r, time) / copy['kernel_us']:.2f}"
-            if faster_than(getattr(r, high), copy["kernel_low_us"]):
+            row[f"{name} (µs)"] = us(value)
+            row[f"{name} / copy"] = "—" if copy is None else f"{value / copy['kernel_us']:.2f}"
+            if copy is not None and faster_than(getattr(r, high), copy["floor_low_us"]):
                 flags.append(f"{NOT_PHYSICAL} ({cache}: faster than the copy of its bytes)")
+            if probes.empty:
+                continue
+            row[f"{name} / compute floor"] = "—" if probe is None else f"{value / probe['floor_us']:.2f}"
+            if probe is not None and faster_than(getattr(r, high), probe["floor_low_us"]):
+                flags.append(f"{NOT_PHYSICAL} ({cache}: faster than its FLOPs at the {UNITS[probe['unit']]} rate)")
         row["Judged"] = "; ".join(flags) or "within the ceiling"
         rows.append(row)
     return pd.DataFrame(rows)
+
+
+def floors_section(table: pd.DataFrame, made: dict) -> list[str]:
+    """The floors' heading, what they are, the ceilings and the floors tables; the memory floor's words alone for
+    a table from before the compute floor."""
+    from .ceiling import COMPUTE, with_kinds
+
+    copies = ("Beside each op in its capture session, a copy of the op's own traffic (the bytes it must read and "
+              "write at its shape) was timed in several launch configurations, warm and cold; the fastest is the "
+              "floor for that cache state.")
+    if not (with_kinds(table)["kind"] == COMPUTE).any():
+        return ["## The memory floor, measured", f"{copies} A kernel time whose interval lies wholly below the "
+                f"copy's is marked {NOT_PHYSICAL}.", made["ceilings"], made["floors"]]
+    return ["## The memory and compute floors, measured",
+            f"{copies} Beside them, where the op counts FLOPs, probes of the unit its precision contract computes "
+            "on (the contract of its cheapest honest implementation: three TF32 products on the tensor cores for "
+            "each FP32 product, 3xTF32, or FMAs on the FP32 pipes): cuBLAS's TF32 product of large square "
+            "matrices, or chains of FMAs over the GPU's resident threads. The fastest probe's rate sets the compute "
+            "floor: the op's FLOPs times the contract's products at that rate. A kernel time whose interval lies "
+            f"wholly below either floor's is marked {NOT_PHYSICAL}.", made["ceilings"], made["floors"]]
 
 
 def inductor_choices(checks: pd.DataFrame) -> pd.DataFrame:
@@ -519,12 +673,48 @@ def against_predictions(predictions, summary: pd.DataFrame, attempts_table) -> p
     rows = []
     for p in predictions:
         value = measured_as(p["variant"], p["metric"], summary, attempts_table)
-        held = (NOT_MEASURED if pd.isna(value) else "held" if p["low_us"] <= round(value, 2) <= p["high_us"]
-                else "faster than predicted" if value < p["low_us"] else "slower than predicted")
         rows.append({"Variant": f"`{p['variant']}`", "Metric": METRICS[p["metric"]],
                      "Predicted (µs)": f"{us(p['low_us'])}–{us(p['high_us'])}", "Measured (µs)": us(value),
-                     "Outcome": held, "Predicted in": f"{p['source']}, {p['made']}"})
+                     "Outcome": _outcome(value, p), "Predicted in": f"{p['source']}, {p['made']}"})
     return pd.DataFrame(rows)
+
+
+def _outcome(value: float, prediction: dict) -> str:
+    """Held when the unrounded value lies in the predicted range: one that rounds to a bound but lies past it did
+    not hold."""
+    low, high = prediction["low_us"], prediction["high_us"]
+    return (NOT_MEASURED if pd.isna(value) else "held" if low <= value <= high
+            else "faster than predicted" if value < low else "slower than predicted")
+
+
+def prediction_claims(predictions, summary: pd.DataFrame, attempts_table) -> pd.DataFrame:
+    """Each prediction's outcome as a row of the claims table: the unrounded value against the predicted range,
+    the margin the distance inside the range to its nearer bound (µs; negative outside it) and as a fraction of
+    that bound."""
+    rows = []
+    for i, p in enumerate(predictions):
+        value = measured_as(p["variant"], p["metric"], summary, attempts_table)
+        low, high = p["low_us"], p["high_us"]
+        margin, nearer = min((value - low, low), (high - value, high))
+        outcome = _outcome(value, p)
+        rows.append(claim_row(f"`{p['variant']}`: {METRICS[p['metric']]} within its prediction",
+                              f"predictions.{i}", f"{p['variant']}: {METRICS[p['metric']]} (µs)", value, "in",
+                              f"predictions.{i}", float("nan"), outcome, margin, margin / nearer, outcome == "held",
+                              low, high))
+    return pd.DataFrame(rows, columns=CLAIM_COLUMNS)
+
+
+def judged(tables: dict[str, pd.DataFrame], targets: dict | None = None,
+           predictions: tuple[dict, ...] = ()) -> dict[str, pd.DataFrame]:
+    """The verdicts behind the generated tables that make them, by the table's name (`generated`): the targets'
+    and the predictions', judged on unrounded values, as rows of the claims table. A note records those of the
+    tables it places (authored.Claims)."""
+    summary, found = tables["summary"], {}
+    if targets:
+        found["targets"] = target_claims(summary, tables.get("sweep"), targets, tables.get("ceilings"))
+    if predictions:
+        found["predictions"] = prediction_claims(predictions, summary, tables.get("attempts"))
+    return found
 
 
 def several_gpus(tables: dict[str, pd.DataFrame]) -> str:
@@ -583,11 +773,7 @@ def render(namespace: str, description: str, environment: dict, tables: dict[str
                      "Kernel time with the inputs left in L2 between calls (the tables above) and with L2 flushed "
                      "before each call, outside its range, captured side by side in one session:", made["cache"]]
     if "ceilings" in made:
-        sections += ["## The memory floor, measured",
-                     "Beside each op in its capture session, a copy of the op's own traffic (the bytes it must read "
-                     "and write at its shape) was timed in several launch configurations, warm and cold; the "
-                     "fastest is the floor for that cache state. A kernel time whose interval lies wholly below the "
-                     f"copy's is marked {NOT_PHYSICAL}.", made["ceilings"], made["floors"]]
+        sections += floors_section(tables["ceilings"], made)
     if "control_band" in made:
         band = tables["capture_summary"]
         margin = f"{band['band_margin'].iloc[0]:.0%}"

@@ -71,9 +71,14 @@ def counters_at(op: str, points: dict, capture: dict, tolerance: dict, namespace
     return pd.concat(tables, ignore_index=True)
 
 
-def table(capture_summary: pd.DataFrame, roofline: dict) -> pd.DataFrame:
+INTERVAL_CAPTURES = 3  # the fewest captures a point's interval is drawn from (fewer: evidence without one)
+
+
+def table(capture_summary: pd.DataFrame, roofline: dict, kernels: pd.DataFrame | None = None) -> pd.DataFrame:
     """One row per (op, implementation, shape): kernel time per call (median over captures), launches, the
-    op's least bytes and FLOPs at that shape, what they come to per second, and the fraction of the roof."""
+    op's least bytes and FLOPs at that shape, what they come to per second, and the fraction of the roof; with
+    the `kernels` of a sweep whose every point was captured at least INTERVAL_CAPTURES times, each point's interval
+    as the summary's (measurements.kernel_interval) and its captures."""
     rows = []
     for (op, _), group in capture_summary.groupby(["op", "subject"], sort=False):
         implementation, variant, label = group[["implementation", "variant", "shape"]].iloc[0]
@@ -88,4 +93,20 @@ def table(capture_summary: pd.DataFrame, roofline: dict) -> pd.DataFrame:
                      "launches": int(group["launches_per_iteration"].iloc[0]), "bytes": nbytes, "flops": flops,
                      "achieved_gbs": gbs, "achieved_tflops": tflops, "bound": bound, "fraction_of_roof": roof,
                      "fits_l2": nbytes <= roofline["l2_bytes"]})
-    return pd.DataFrame(rows)
+    out = pd.DataFrame(rows)
+    captures = capture_summary.groupby(["op", "subject"], sort=False)["capture"].nunique()
+    if kernels is None or out.empty or captures.min() < INTERVAL_CAPTURES:
+        return out
+    return with_intervals(out, capture_summary, kernels, captures)
+
+
+def with_intervals(out: pd.DataFrame, capture_summary: pd.DataFrame, kernels: pd.DataFrame,
+                   captures: pd.Series) -> pd.DataFrame:
+    from .measurements import kernel_interval
+
+    subjects = capture_summary.drop_duplicates(["op", "subject"]).set_index(["op", "implementation", "shape"])
+    intervals = kernel_interval(kernels, capture_summary["backend"].iloc[0]).set_index(["op", "subject"])
+    keys = [(r.op, subjects.loc[(r.op, r.implementation, r.shape), "subject"]) for r in out.itertuples()]
+    return out.assign(kernel_low_us=[intervals.loc[k, "kernel_low_us"] for k in keys],
+                      kernel_high_us=[intervals.loc[k, "kernel_high_us"] for k in keys],
+                      captures=[int(captures[k]) for k in keys])

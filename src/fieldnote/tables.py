@@ -66,7 +66,7 @@ KERNEL_COLUMNS = (
     c("capture iteration iterations", "", "repeat index; call index within it; calls per capture"),
     c("kernel", "", "demangled name"), c("launch", "", "order in the session"),
     c("range", "", "its NVTX range (`op:subject`, `:cold` for a call after an L2 flush, `op:ceiling-<config>` "
-                   "for the memory ceiling's copy)"),
+                   "for the memory ceiling's copy or the compute floor's probe)"),
     c("cache", "", "`warm` or `cold` (where the namespace captures both)"),
     c("start_ns duration_us", "ns, µs", "start on the GPU's clock; duration"),
     c("grid block", "", "launch shape, `x,y,z`"), c("registers", "per thread", "as the profiler reports"),
@@ -154,6 +154,8 @@ REGISTRY = (
     Table("sweep", "op, implementation and shape of the sweep", (
         c("op implementation variant shape", "", "the op; " + WHAT + "; the point"),
         c("kernel_us launches", "µs, count", "as in summary"),
+        c("kernel_low_us kernel_high_us captures", "µs, count", "the point's interval, as the summary's, and its "
+                                                               "captures (where every point has at least three)"),
         c("bytes flops", "bytes, FLOP", "the least any implementation must move and compute"),
         c("achieved_gbs achieved_tflops", "GB/s, TFLOP/s", "bytes and FLOPs over kernel_us"),
         c("bound fraction_of_roof fits_l2", "", "`memory` or `compute` from the op's intensity against the "
@@ -170,19 +172,48 @@ REGISTRY = (
                                            "shape"),
         c("errors first_message", "count", "errors the tool reported; the first, as printed"),
     )),
-    Table("ceilings", "op, cache and launch configuration of the memory ceiling's copy", (
-        NS, c("op cache config", "", "the op whose traffic is copied, `warm` or `cold`, the configuration"),
+    Table("ceilings", "op, cache and configuration of the memory ceiling's copy or the compute floor's probe", (
+        NS, c("op cache config", "", "the op whose floor it measures, `warm` or `cold`, the configuration (a "
+                                     "copy's launch, or a probe's: `cublas_tf32_8192`, `fma_resident`, ...)"),
+        c("kind unit", "", "`memory` (a copy of the op's traffic) or `compute` (a probe of the unit the op's "
+                           "precision contract computes on, ops.base.Precision); the probe's unit, `tf32_tensor` "
+                           "or `fp32_fma`, empty for a copy; absent before the compute floor (copies alone)"),
         c("bytes_read bytes_written", "bytes", "the op's least traffic: its output written, the rest read"),
-        c("kernel_us kernel_low_us kernel_high_us", "µs", "the copy's kernel time and interval, as summary's"),
-        c("gbs", "GB/s", "(read + written) / kernel_us"), c("captures backend", "", "as in summary"),
-        c("best", "bool", "the fastest configuration of its op and cache: the floor"),
+        c("kernel_us kernel_low_us kernel_high_us", "µs", "the copy's or the probe's kernel time and interval, as "
+                                                          "summary's"),
+        c("gbs", "GB/s", "(read + written) / kernel_us; empty for a probe"),
+        c("flops tflops", "FLOP, TFLOP/s", "a probe's FLOPs a call (an FMA is two; 2 n^3 for cuBLAS's n x n "
+                                           "product, FMA chains counted from the threads captured) and its rate, "
+                                           "flops / kernel_us; empty for a copy"),
+        c("unit_flops", "FLOP", "the op's FLOPs at its shape (Op.work) times its contract's unit FLOPs each: 3 for "
+                                "3xTF32; empty for a copy"),
+        c("floor_us floor_low_us floor_high_us", "µs", "the floor it sets for the op at its shape, with its interval: "
+                                                       "a copy's own kernel time, a probe's unit_flops at its rate "
+                                                       "(kernel time scaled by unit_flops / flops)"),
+        c("captures backend", "", "as in summary"),
+        c("best", "bool", "the lowest floor of its op, cache and kind (before the compute floor: the fastest "
+                          "copy): the floor the note judges by"),
     )),
     Table("claims", "claim or verdict of the note", (
-        NS, c("kind claim relation verdict holds", "", "`claim` or `verdict`, its text, `<`, `>` or `~`, the outcome"),
+        NS, c("kind claim relation verdict holds", "", "`claim` or `branch` (a template's, two intervals compared), "
+                                                      "`target` or `prediction` (a row of that generated table, "
+                                                      "judged on the unrounded value); its text; `<`, `>` or `~`, "
+                                                      "`<=` or `>=` (at most or at least a target), `in` (a predicted "
+                                                      "range); the outcome (`below`, ..., `met`, `missed`, `not "
+                                                      "measured`, `held`, ...); whether it holds (a claim borne out, "
+                                                      "a target met, a prediction held)"),
         c("left right left_value right_value left_low left_high right_low right_high", "",
-          "what was compared: each side's name, value and interval"),
-        c("margin", "", "how far apart the intervals are; negative when they overlap"),
-        c("file line", "", "where in the template"),
+          "what was compared: each side's name, value and interval (a target's value is a point; its right side is "
+          "the target, or the predicted range)"),
+        c("margin", "", "for a claim, how far apart the intervals are, negative when they overlap; for a target or a "
+                        "prediction, how far the unrounded value lies inside the target or the range (to its nearer "
+                        "bound), in the value's unit, negative past it"),
+        c("relative_margin", "fraction", "a target's or prediction's margin as a fraction of the target or of the "
+                                         "nearer bound (a target's miss in the note is its negation); empty for a "
+                                         "claim"),
+        c("key", "", "where the namespace sets it: `targets.best_peer_ratio`, `targets.points.0`, `predictions.3`; "
+                     "empty for a claim"),
+        c("file line", "", "where in the template (a generated note: the namespace file, line 0)"),
     ), derived=True),
     Table("quoted", "declared quotation", (
         c("key says value unit decimals", "", "what it is, what it says, its value as declared"),
@@ -209,7 +240,9 @@ OPTIONAL = {name: frozenset(columns.split()) for name, columns in {
     "summary": "kernel_low_us kernel_high_us kernel_cold_us kernel_cold_low_us kernel_cold_high_us "
                "span_round_min_us span_round_max_us",
     "attempts": "refused",
-    "sweep": "reason",
+    "ceilings": "kind unit flops tflops unit_flops floor_us floor_low_us floor_high_us",
+    "claims": "key relative_margin",
+    "sweep": "reason kernel_low_us kernel_high_us captures",
     "counters": "namespace gpu_index gpu_uuid gpu_name session_sm_clock_mhz session_memory_clock_mhz",
 }.items()}
 DERIVED = tuple(t.name for t in REGISTRY if t.derived)

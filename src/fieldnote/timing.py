@@ -12,7 +12,7 @@ from collections.abc import Callable
 
 from .progress import FIRST, MEASURE, VERIFY, WARMUP, phase
 from .progress import log as progress
-from .verified import prime, verifies, verify
+from .verified import pooled, prime, verifies, verify
 
 
 class HostClock:
@@ -95,15 +95,17 @@ def timed(fn, clock, call: int) -> float:
 
 def graph_spans(calls: dict[str, Callable[[], object]], rounds: int, iterations: int, warmup: int,
                 replays: int = 10, state: Callable[[], dict] = dict) -> list[dict]:
-    """Per implementation, `iterations` calls captured into one CUDA graph; each replay gives a time per call.
+    """Per implementation, up to `iterations` calls captured into one CUDA graph, each on inputs and an output of
+    its own (verified.pooled: a call of a replay never sees another's inputs); each replay gives a time per call.
 
     Rows follow the same rotation as `spans`; `iteration` is the replay index.
     """
     import torch
 
-    graphs = {}
+    graphs, pools = {}, {}
     side = torch.cuda.Stream()  # capture on a stream every launcher has already seen (warm-up below)
     for impl, fn in calls.items():
+        pools[impl] = pooled(fn, iterations)
         with phase(WARMUP):  # the graph's capture with its warm-up
             with torch.cuda.stream(side):
                 for _ in range(warmup):
@@ -111,31 +113,33 @@ def graph_spans(calls: dict[str, Callable[[], object]], rounds: int, iterations:
             torch.cuda.synchronize()
             graph = torch.cuda.CUDAGraph()
             with torch.cuda.graph(graph, stream=side):
-                for _ in range(iterations):
-                    fn()
+                for call in pools[impl]:
+                    call()
         graphs[impl] = graph
     clock = EventClock()
     rows = []
-    progress.info("graph replay: %d graphs of %d calls captured", len(graphs), iterations)
+    progress.info("graph replay: %s", ", ".join(f"{impl} {len(pool)} calls" for impl, pool in pools.items()))
     for r in range(rounds):
         for position, impl in enumerate(rotation(list(calls), r)):
             graphs[impl].replay()  # warm replay, untimed
             clock.sync()
             block = [{"subject": impl, "mode": "graph", "round": r, "position": position, "iteration": i,
-                      "span_us": replayed(graphs[impl], calls[impl], clock, r * replays + i) / iterations,
+                      "span_us": replayed(graphs[impl], pools[impl], clock, r * replays + i) / len(pools[impl]),
                       "verified": verifies(calls[impl])} for i in range(replays)]
             sm = state().get("sm_clock_mhz")
             rows += [{**row, "sm_clock_mhz": sm} for row in block]
     return rows
 
 
-def replayed(graph, fn, clock, replay: int) -> float:
-    """One timed replay: its calls read the live inputs and write the live output, so the replay is primed and
-    verified as one call is (a replay that computes nothing leaves the poison)."""
+def replayed(graph, pool: list, clock, replay: int) -> float:
+    """One timed replay: each of its calls reads its own live inputs and writes its own output, so each is primed
+    and verified as one call is (a replay that computes nothing leaves the poison)."""
     with phase(VERIFY):
-        prime(fn, replay)
+        for k, fn in enumerate(pool):
+            prime(fn, replay * len(pool) + k)
     with phase(MEASURE):
         span = clock.time_us(graph.replay)
     with phase(VERIFY):
-        verify(fn, replay)
+        for k, fn in enumerate(pool):
+            verify(fn, replay * len(pool) + k)
     return span

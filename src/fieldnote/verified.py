@@ -1,29 +1,34 @@
 """What a timed call computed, verified: every timed call of the timing and capture stages is checked, not only the
-gate's calls before them (docs/integrity.md).
+gate's calls before them, and no two timed calls of a process see the same inputs (docs/integrity.md).
 
-Before each timed call, outside the timed window and outside its NVTX range, the live inputs are loaded from one
-of two input sets (the namespace's inputs, and the same with every float input negated) and the output is
-poisoned with NaN. After it, the output is compared with that set's float64 reference (computed once on the GPU
-from the op's torch expression) at the namespace's tolerance, as bounds (reference minus and plus the tolerance,
-computed with it), and the live inputs with the set they were loaded from. A kernel that keeps an earlier call's
-output, computes one call's result for several, hands back a result cached by pointer, drops below the precision
-contract or writes its inputs fails on the call where it does; so does one that leaves its work on another stream,
-which the comparison on the timing stream sees unfinished.
-After the measurement both input sets are compared, byte for byte, with what they were before it: the first with the
-host's copy of the inputs (out of a kernel's reach), the second with the first negated.
+Before each timed call, outside the timed window and outside its NVTX range, every floating-point input is drawn
+afresh on the call's device (the op's `redraw`, a counter-based generator seeded from a number this process drew
+at random and the call's own count, so no input set repeats and none can be known before the run) and the output
+is poisoned with NaN; integer inputs (a graph's edges) stay as they were. After it, the same set is drawn again into
+buffers the call never saw: the live inputs must equal it, and the output must lie within the namespace's tolerance
+of that set's float64 reference, computed then on the device from the op's torch expression. A kernel that keeps an
+earlier call's output, computes one call's result for several, hands back a result remembered by pointer or by
+content, drops below the precision contract or writes its inputs fails on the call where it does; so does one that
+leaves its work on another stream, which the comparison on the timing stream sees unfinished.
+After the measurement, the integer inputs are compared, byte for byte, with the host's copy (out of a kernel's
+reach), and the generator with itself: a set drawn twice from one seed is the same to the byte.
 """
 from __future__ import annotations
 
+import itertools
+import secrets
+
 from .errors import PipelineError
 
-SETS = 2
-
-# The input sets and the bounds of their float64 references, one per drawing of a process: the implementations of a
-# sweep point are prepared from one drawing (`host`, the same arrays), and compute the same references. Each with its
-# own copies, the GELU's and the layer norm's sweep captures held 65 GB of the GPU each (two input sets and two
-# float64 references a call, four implementations a point), and beside the others one ran out of memory in an
-# h200-001 copy's run (2026-12-03). The host arrays are kept in the entry, so that their ids stay theirs.
-_pristine: dict[tuple, tuple] = {}
+# Every draw of this process is seeded _BASE + its count: a base drawn at random, so a run's inputs cannot be known
+# (or their results computed) before it, and a count, so no two calls of a process share a set. The base is named in
+# a failure's message, which is what reproducing it needs.
+_BASE = secrets.randbits(62)
+_draws = itertools.count()
+# What each set is drawn again into, for the comparison after its call: buffers no call ever sees, one per device
+# and shapes of the drawn inputs, for every subject of a process (a sweep point's four implementations share one).
+_truths: dict[tuple, dict] = {}
+POOLED_BYTES = 2 << 30  # a graph replay's calls each get their own inputs and output, up to this many bytes in all
 
 
 class Measured:
@@ -31,33 +36,22 @@ class Measured:
 
     def __init__(self, run, tensors: dict, shape: dict, op: str, what: str, tolerance: dict | None,
                  host: dict | None = None):
-        """`host`: the inputs as numpy arrays, the ones `tensors` were made from (kept, not copied: a sweep's
-        implementations share one drawing, and with it its input sets and references, `_pristine`); without it,
-        copies of `tensors` on the host."""
+        """`host`: the inputs as numpy arrays, the ones `tensors` were made from (kept, not copied); without it,
+        copies of `tensors` on the host. Only the integer inputs are kept: the others are drawn at every call."""
         import torch
 
-        from .check import reference
+        from .ops import OPS
 
-        self.run, self.tensors, self.shape, self.what = run, tensors, shape, what
+        self.run, self.tensors, self.shape, self.op, self.what = run, tensors, shape, op, what
         self.tolerance = tolerance
         self.inputs = [n for n in tensors if n != "out"]
-        key = (op, tensors["out"].device, tolerance is not None, *((n, id(host[n])) for n in self.inputs)) \
-            if host is not None else None
-        if key in _pristine:
-            _, self.sets, self.bounds = _pristine[key]
-        else:
-            self.sets = [{n: tensors[n].clone() for n in self.inputs}]
-            self.sets.append({n: -t if t.is_floating_point() else t.clone() for n, t in self.sets[0].items()})
-            self.bounds = None
-            if tolerance is not None:
-                device = tensors["out"].device
-                self.bounds = [bounds_of(reference(op, s, device), tolerance) for s in self.sets]
-                if tensors["out"].is_cuda:
-                    torch.cuda.synchronize()
-            if key is not None:
-                _pristine[key] = (host, self.sets, self.bounds)
+        self.drawn = [n for n in self.inputs if tensors[n].is_floating_point()]
+        self.kept = {n: tensors[n].clone() for n in self.inputs if n not in self.drawn}
         self.host = {n: torch.from_numpy(host[n]) if host is not None else tensors[n].cpu().clone()
-                     for n in self.inputs}
+                     for n in self.kept}
+        self.generator = torch.Generator(device=tensors["out"].device)
+        self.redraw = OPS[op].redraw
+        self.seed = None
         self.calls = 0
         self.last = None
 
@@ -65,60 +59,95 @@ class Measured:
         self.last = self.run(self.tensors, self.shape)
         return self.last
 
+    def draw(self, into: dict, seed: int) -> None:
+        self.generator.manual_seed(seed)
+        self.redraw({n: into[n] for n in self.drawn}, self.generator)
+
     def prime(self, call: int) -> None:
-        """Before timed call `call` (outside its window): the live inputs from set call % SETS, the output NaN."""
-        chosen = self.sets[call % SETS]
-        for n in self.inputs:
-            self.tensors[n].copy_(chosen[n])
+        """Before timed call `call` (outside its window): a set of inputs never drawn before, the output NaN."""
+        self.seed = fresh_seed()
+        self.draw(self.tensors, self.seed)
         self.tensors["out"].fill_(float("nan"))
 
-    def verify(self, call: int) -> None:
-        """After timed call `call`: its output against its input set's reference, and the inputs unchanged."""
+    def truth(self) -> dict:
+        """The inputs of the last primed call, drawn again where no call can reach them."""
         import torch
 
-        if self.bounds is None:
+        key = (self.tensors["out"].device, *((n, tuple(self.tensors[n].shape)) for n in self.drawn))
+        if key not in _truths:
+            _truths[key] = {n: torch.empty_like(self.tensors[n]) for n in self.drawn}
+        self.draw(_truths[key], self.seed)
+        return {**_truths[key], **self.kept}
+
+    def verify(self, call: int) -> None:
+        """After timed call `call`: the inputs as drawn, and the output within tolerance of their reference."""
+        import torch
+
+        from .check import reference
+
+        if self.tolerance is None:
             return
-        chosen, (low, high) = self.sets[call % SETS], self.bounds[call % SETS]
+        if self.seed is None:
+            self.fail(call, "the call was not primed")
+        truth = self.truth()
         for n in self.inputs:
-            if not torch.equal(self.tensors[n], chosen[n]):
+            if not torch.equal(self.tensors[n], truth[n]):
                 self.fail(call, f"input '{n}' was changed by the call")
-        out = self.last
-        if out.shape != low.shape:
-            self.fail(call, f"output shape {tuple(out.shape)}, not {tuple(low.shape)}")
-        if not bool(torch.logical_and(out >= low, out <= high).all()):  # NaN and infinities fail both
-            finite = torch.isfinite(out)
-            if not bool(finite.all()):
-                self.fail(call, f"{int((~finite).sum())} of {out.numel()} output elements not finite (not written, "
-                                "or left from the poison before the call)")
-            worst = float((out.double() - (low + high) / 2).abs().max())
-            self.fail(call, f"outside the tolerance (largest absolute error {worst:.3g}, rtol = "
-                            f"{self.tolerance['rtol']:g}, atol = {self.tolerance['atol']:g})")
+        out, expected = self.last, reference(self.op, truth, truth[self.inputs[0]].device)
+        if out.shape != expected.shape:
+            self.fail(call, f"output shape {tuple(out.shape)}, not {tuple(expected.shape)}")
+        if not within(out, expected, self.tolerance):
+            self.fail(call, wrong(out, expected, self.tolerance))
         self.calls += 1
 
+    def alike(self) -> Measured:
+        """The same call on buffers of its own (a graph replay's calls each read their own inputs)."""
+        tensors = {n: t.clone() for n, t in self.tensors.items()}
+        twin = Measured(self.run, tensors, self.shape, self.op, self.what, self.tolerance)
+        twin.host = self.host
+        return twin
+
     def checksum(self) -> None:
-        """After the measurement: both input sets as they were before it, to the byte. Each set used to go to the host
-        for a SHA-256 when prepared and again here (a gigabyte a set at the GELU sweep's largest point, for each
-        of four implementations): the GELU sweep capture of an h200-001 copy spent 41.9 s preparing and 35.9 s
-        verifying, where the host's own copy needs no hashing (docs/pipeline-time.md, 2026-12-03)."""
-        for n in self.inputs:
-            if not same_bytes(self.sets[0][n].cpu(), self.host[n]):
-                raise PipelineError(f"{self.what}: input set 0 changed during the measurement (input '{n}')")
-            first = self.sets[0][n]
-            if not same_bytes(self.sets[1][n], -first if first.is_floating_point() else first):
-                raise PipelineError(f"{self.what}: input set 1 changed during the measurement (input '{n}')")
+        """After the measurement: the integer inputs, which no draw renews, as the host holds them, to the byte."""
+        for n, kept in self.kept.items():
+            if not same_bytes(kept.cpu(), self.host[n]):
+                raise PipelineError(f"{self.what}: input '{n}' changed during the measurement")
 
     def fail(self, call: int, why: str):
         raise PipelineError(f"{self.what}: timed call {call + 1} computed a wrong result: {why}; a measurement "
-                            "that was not what the gate checked is not kept")
+                            f"that was not what the gate checked is not kept (inputs drawn from seed {self.seed})")
 
 
-def bounds_of(reference, tolerance: dict) -> tuple:
-    """What a call's output must lie within, element by element: the float64 reference minus and plus atol + rtol
-    times its magnitude. Compared with the float32 output as it is (promoted inside the comparison), two passes of a
-    comparison instead of the dozen of a float64 copy and its differences: inside a sweep capture's window, a GELU
-    65536x4096 call's verification read and wrote some 37 GB before."""
-    margin = reference.abs().mul_(tolerance["rtol"]).add_(tolerance["atol"])
-    return reference - margin, margin.add_(reference)
+def fresh_seed() -> int:
+    """A seed no draw of this process had (the ceiling's copies draw theirs from it too)."""
+    return _BASE + next(_draws)
+
+
+def within(out, expected, tolerance: dict) -> bool:
+    """Every element within atol + rtol times the reference's magnitude (NaN and infinities are not)."""
+    error = out.double().sub_(expected).abs_()
+    return bool(error.le_(expected.abs().mul_(tolerance["rtol"]).add_(tolerance["atol"])).all())
+
+
+def wrong(out, expected, tolerance: dict) -> str:
+    import torch
+
+    finite = torch.isfinite(out)
+    if not bool(finite.all()):
+        return (f"{int((~finite).sum())} of {out.numel()} output elements not finite (not written, or left from the "
+                "poison before the call)")
+    worst = float((out.double() - expected).abs().max())
+    return (f"outside the tolerance (largest absolute error {worst:.3g}, rtol = {tolerance['rtol']:g}, atol = "
+            f"{tolerance['atol']:g})")
+
+
+def pooled(fn, calls: int) -> list:
+    """`calls` calls of `fn`, each with inputs and output of its own where it is a Measured (as many as fit in
+    POOLED_BYTES, at least one): what a CUDA graph of them replays, so no call of a replay sees another's inputs."""
+    if not isinstance(fn, Measured):
+        return [fn] * calls
+    size = sum(t.numel() * t.element_size() for t in fn.tensors.values())
+    return [fn] + [fn.alike() for _ in range(min(calls, max(1, POOLED_BYTES // max(size, 1))) - 1)]
 
 
 def same_bytes(a, b) -> bool:
@@ -131,7 +160,7 @@ def same_bytes(a, b) -> bool:
 
 def verifies(fn) -> bool:
     """Whether a call's timed calls are verified (a Measured with a tolerance; a plain callable in tests is not)."""
-    return isinstance(fn, Measured) and fn.bounds is not None
+    return isinstance(fn, Measured) and fn.tolerance is not None
 
 
 def prime(fn, call: int) -> None:

@@ -74,23 +74,14 @@ def prepared_each(makers: dict, implementations: dict, first: bool = True) -> di
 
 
 def checksummed(calls: dict) -> None:
-    """After a measurement's window, beside other jobs' GPU work: every input set as it was before the measurement
-    (Measured.checksum: the first set to the host, a gigabyte at a sweep's largest shapes), each call's in a shared
-    hold of its own, so that a window waits for one copy to the host, not a sweep's (17.7 s for the GELU's 32
-    points, 2026-12-03). Inside the window this was most of the GELU sweep's 51 s with the GPU to itself, for 12 s
-    of warm-up, verification and timed calls. The implementations of one drawing share their input sets
-    (verified._pristine): those are checked once, not once an implementation (four times a sweep point's
-    gigabyte)."""
+    """After a measurement's window, beside other jobs' GPU work: each call's integer inputs as the host holds them
+    (Measured.checksum), each call's in a shared hold of its own, so that a window waits for one copy, not a
+    sweep's."""
     from .gpulock import shared
     from .progress import VERIFY, phase
     from .verified import checksum
 
-    checked = set()
     for name, call in calls.items():
-        sets = id(getattr(call, "sets", call))
-        if sets in checked:
-            continue
-        checked.add(sets)
         with shared():
             with phase(VERIFY):
                 checksum({name: call})

@@ -76,7 +76,8 @@ def gpu_slot(rank, name_of=None):
 # oversubscribed the host's cores; the checks ended at 91 s instead of 71, the compiled matmul's at 152 instead of 120.
 PRIORITY_COMPILED_CHECK, PRIORITY_CHECK = 50, 30
 PRIORITY_SWEEP_CAPTURE, PRIORITY_MEASUREMENT, PRIORITY_SWEEP_CHECK = 21, 20, 1
-CEILING_SOURCE = "kernels/ceiling/stream.cu"  # the copies timed beside each op (ceiling.py)
+# the copies and the FMA probe timed beside each op (ceiling.py)
+CEILING_SOURCE = ["kernels/ceiling/stream.cu", "kernels/ceiling/fma.cu"]
 
 
 wildcard_constraints:
@@ -249,14 +250,15 @@ def all_input_hashes(wildcards):
 
 
 def published_config(ns):
-    """The configuration a bundle records. A replay publishes the one the archive recorded, not this pipeline's
-    reading of it, but with the targets its note was held to (the namespace file's, common.smk)."""
+    """The configuration a bundle records. A replay publishes the one the archive recorded, targets and all, not
+    this pipeline's reading of it, but with the note and predictions its namespace file states
+    (config.READ_WHEN_ARCHIVED)."""
     n = NAMESPACES[ns]
     if not n.replay:
         return n.to_dict()
     recorded = set(ARCHIVES[ns].resolved())
     resolved = read_when_archived(ARCHIVES[ns].resolved(), n)
-    for key in ("targets", "note", "predictions"):  # absent from older archives, and absent where none is stated
+    for key in ("note", "predictions"):  # absent from older archives, and absent where none is stated
         if resolved[key] in (None, []) and key not in recorded:
             del resolved[key]
     return resolved

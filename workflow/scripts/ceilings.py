@@ -1,4 +1,5 @@
-"""The ceilings table: the copies of each op's traffic timed in its capture session, per cache and configuration."""
+"""The ceilings table: the copies of each op's traffic and the probes of its precision contract's unit timed in its
+capture session, per cache and configuration, each with the floor it sets for the op (ceiling.table)."""
 import pandas as pd
 
 from fieldnote.ceiling import table

@@ -33,17 +33,22 @@ def main(snakemake):
     predictions = tuple((p.config or {}).get("predictions") or ())
     try:
         made = note.generated(snakemake.wildcards.ns, tables, views, roofline, p.targets, predictions)
+        judged = note.judged(tables, p.targets, predictions)  # the verdicts of the tables that make them
         if p.template:
             past = {Path(name).name.removesuffix(".parquet"): pd.read_parquet(path)
                     for name, path in zip(p.history, i.history, strict=True)}
             evidence = authored.Evidence(snakemake.wildcards.ns, tables, environment,
                                          authored.history_tables(past), p.config)
-            rendered = authored.render(Path(i.template), evidence, made, p.figures, (p.config or {}).get("note"))
+            rendered = authored.render(Path(i.template), evidence, made, p.figures, (p.config or {}).get("note"),
+                                       judged)
             text, claims = rendered.text, rendered.claims  # never an unpinned archive's: its note is generated
         else:
             text = note.render(snakemake.wildcards.ns, p.description, environment, tables, views, roofline,
                                p.targets, p.provenance, p.figures, predictions)
-            claims = authored.Claims(p.namespace_file).table(snakemake.wildcards.ns)
+            placed = authored.Claims(p.namespace_file, judged=judged)
+            for name in list(judged):  # the generated note places every table that makes verdicts
+                placed.placed(name)
+            claims = placed.table(snakemake.wildcards.ns)
     except PipelineError as e:  # a target missed and not explained: the namespace file is where to say why
         raise PipelineError(e.args[0] if p.template else f"{p.namespace_file}: {e}") from None
     write_table(snakemake.output.claims, claims)

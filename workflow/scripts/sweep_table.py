@@ -11,7 +11,8 @@ from fieldnote.sweep import failed_points, table
 @entry
 def main(snakemake):
     p = snakemake.params
-    rows = table(summarize(pd.read_parquet(snakemake.input.kernels)), p.roofline)
+    kernels = pd.read_parquet(snakemake.input.kernels)
+    rows = table(summarize(kernels), p.roofline, kernels)
     failed = failed_points(pd.read_parquet(snakemake.input.checks))
     skipped = pd.DataFrame(p.skipped + failed, columns=["op", "implementation", "variant", "shape", "reason"])
     write_table(snakemake.output[0], pd.concat([rows.assign(reason=None), skipped], ignore_index=True))

@@ -27,6 +27,12 @@ def normal(rng: np.random.Generator, *size: int) -> np.ndarray:
     return rng.normal(0.0, 0.25, size).astype(np.float32)
 
 
+def redraw_normal(tensors: dict, generator) -> None:
+    """Fresh values for a timed call (verified.py), on the tensors' device: normal(0, 0.25), as `normal` draws."""
+    for t in tensors.values():
+        t.normal_(0.0, 0.25, generator=generator)
+
+
 @dataclass(frozen=True)
 class LaunchContract:
     """How a hand-written kernel is launched: the one place for its grid, block, shared memory and arguments.
@@ -86,6 +92,20 @@ class EdgeCase:
 
 
 @dataclass(frozen=True)
+class Precision:
+    """An op's precision contract, as the compute floor reads it (ceiling.py): the unit its cheapest honest
+    implementation computes on (a unit of ceiling.UNITS) and how many of that unit's FLOPs each FP32 FLOP of `work`
+    costs there (3xTF32: three TF32 products, hi*hi + hi*lo + lo*hi, for each FP32 product)."""
+
+    unit: str
+    per_flop: int = 1
+
+
+FP32_FMA = Precision("fp32_fma")  # the FP32 pipes, one of their FLOPs (an FMA is two) for each FLOP
+THREE_TF32 = Precision("tf32_tensor", 3)
+
+
+@dataclass(frozen=True)
 class Op:
     name: str
     title: str  # as the note and the figures name it
@@ -102,6 +122,13 @@ class Op:
     # the output written once; floating-point operations). The sweep's roofline is drawn from it.
     work: Callable[[Shape], tuple[int, int]] | None = None
     may_be_zero: tuple[str, ...] = ()  # dims a shape may set to 0 (a graph with no edges)
+    # What the compute floor holds its kernel times to: the FLOPs of `work` on this unit (ceiling.py). Not the
+    # contract of each implementation but the cheapest among them (the FP32 pipes' peak is no floor where one of
+    # them computes on tensor cores), so that the floor bounds every implementation that passes the check.
+    precision: Precision = FP32_FMA
+    # Fresh values for the floating-point inputs of every timed call, drawn on the device from a torch.Generator
+    # (float tensors by name, generator): an op whose inputs are not normal(0, 0.25) says how it draws them.
+    redraw: Callable[[dict, object], None] = redraw_normal
 
     def label(self, shape: Shape) -> str:
         """The shape as the note writes it: 1024x1024x1024, 4096x768, ..."""

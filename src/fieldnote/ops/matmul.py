@@ -3,7 +3,7 @@ import dataclasses
 
 import numpy as np
 
-from .base import CudaVariant, LaunchContract, Op, cdiv, normal, round_up
+from .base import THREE_TF32, CudaVariant, LaunchContract, Op, cdiv, normal, round_up
 
 i32 = np.int32
 
@@ -281,4 +281,6 @@ OP = Op(
                     arch_specific=True),
     ]} | WGMMA_TMA_VARIANTS,
     work=work,
+    # the wgmma and mma.sync kernels: three TF32 products for each FP32 one (torch's, Triton's: the FP32 pipes)
+    precision=THREE_TF32,
 )

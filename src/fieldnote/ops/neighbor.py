@@ -1,7 +1,7 @@
 """Neighbor aggregation over a CSR graph: out[dst[e]] += weight[e] * x[src[e]] for every edge e."""
 import numpy as np
 
-from .base import CudaVariant, EdgeCase, LaunchContract, Op, cdiv, normal
+from .base import FP32_FMA, CudaVariant, EdgeCase, LaunchContract, Op, cdiv, normal
 
 i32 = np.int32
 
@@ -61,4 +61,5 @@ OP = Op(
     ]},
     work=work,
     may_be_zero=("edges",),
+    precision=FP32_FMA,  # a weight times a feature added, an edge at a time, on every implementation
 )

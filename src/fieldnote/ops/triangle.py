@@ -3,7 +3,7 @@ import dataclasses
 
 import numpy as np
 
-from .base import CudaVariant, LaunchContract, Op, cdiv, normal, round_up
+from .base import THREE_TF32, CudaVariant, LaunchContract, Op, cdiv, normal, round_up
 
 i32 = np.int32
 
@@ -141,4 +141,6 @@ OP = Op(
                     "steps), the products then unpacked to out[i][j][c]", arch_specific=True),
     ]},
     work=work,
+    # triangle_3xtf32_mma and _wgmma: three TF32 products for each FP32 one (torch's, Triton's: the FP32 pipes)
+    precision=THREE_TF32,
 )
