@@ -283,10 +283,17 @@ def _sweep_target(ratios: pd.DataFrame, op: str, limit: float) -> tuple[str, str
     if worst is None:
         return target, "", NOT_MEASURED, (Judged("targets.sweep_best_peer_ratio", f"{op}: ours / the best peer at "
                                                  "its worst sweep point", float("nan"), limit, True),)
+    # where the points have intervals, the worst is the highest upper end, and it is met only when that is
+    spread = "ratio_high" in ratios and ratios.loc[ratios["op"] == op, "ratio_high"].notna().all()
+    if spread:
+        mine = ratios[ratios["op"] == op]
+        worst = mine.loc[mine["ratio_high"].idxmax()]
     judged = Judged("targets.sweep_best_peer_ratio", f"{op}: ours / the best peer ({worst['best_peer']}) at "
-                    f"{worst['shape']}, its worst sweep point", worst["ratio"], limit, True)
+                    f"{worst['shape']}, its worst sweep point" + (", the upper end of its interval" if spread else ""),
+                    worst["ratio_high"] if spread else worst["ratio"], limit, True)
     shown = round(judged.value, 2)
-    return target, f"{shown:.2f} at {worst['shape']}", _verdict(judged, shown), (judged,)
+    measured = (f"{worst['ratio']:.2f} [{worst['ratio_low']:.2f}, {shown:.2f}]" if spread else f"{shown:.2f}")
+    return target, f"{measured} at {worst['shape']}", _verdict(judged, shown), (judged,)
 
 
 def _target_rows(summary: pd.DataFrame, sweep_table: pd.DataFrame | None, targets: dict,
