@@ -75,3 +75,19 @@ def test_a_job_logs_what_it_prints_and_a_line_per_subject_and_phase(project):
     log = (project / "work" / "logs" / "check_cpu" / "toy" / "gelu" / "torch.log").read_text()
     assert "check gelu torch on cpu: case full at 16x768 ..." in log
     assert "check gelu torch on cpu: case small at 3x257 done in" in log
+
+
+def test_a_new_namespace_leaves_the_source_runs_predictions_and_note_unless_asked(tmp_path):
+    from datetime import date
+
+    project = copy_project_config(tmp_path)
+    source = yaml.safe_load((project / "config" / "namespaces" / "h200-002.yaml").read_text())
+    assert {"predictions", "note"} <= set(source)
+    path = new("plain", "h200-002", project / "config")
+    data, header = yaml.safe_load(path.read_text()), path.read_text().splitlines()[:2]
+    assert not {"predictions", "note"} & set(data) and data["targets"] == source["targets"]
+    assert header == [f"# Made on {date.today().isoformat()} by `fieldnote new plain --from h200-002`: to be measured "
+                      "(snakemake results/plain, on a GPU).",
+                      "# Left out, being of h200-002's run: predictions, note (`--with-note` keeps them)."]
+    kept = yaml.safe_load(new("noted", "h200-002", project / "config", with_note=True).read_text())
+    assert (kept["predictions"], kept["note"]) == (source["predictions"], source["note"])

@@ -4,6 +4,7 @@ from __future__ import annotations
 
 import argparse
 import sys
+from datetime import date
 from pathlib import Path
 
 import yaml
@@ -13,10 +14,16 @@ from .errors import PipelineError
 from .io import write_bytes
 from .paths import CONFIG
 
+# What a new namespace leaves of its source unless asked: predictions are written for one run before it is measured,
+# and a template's prose reads that run's evidence (the generated note reads any).
+OF_THE_SOURCE_RUN = ("predictions", "note")
 
-def new(name: str, source: str, config: Path = CONFIG) -> Path:
+
+def new(name: str, source: str, config: Path = CONFIG, with_note: bool = False) -> Path:
     """config/namespaces/<name>.yaml from <source>'s file: the same implementations, variants, shapes and the rest,
-    without `archived` (it is to be measured), and last in the source's progression where it has one."""
+    without `archived` (it is to be measured), without the source's predictions and note template unless
+    `with_note`, and last in the source's progression where it has one. Its header says what it was made from,
+    when, and what it left out."""
     names.check(name, "fieldnote new")
     names.check(source, "fieldnote new --from")  # a namespace's name, not a path: no `..`, no separator
     folder = config / "namespaces"
@@ -28,9 +35,13 @@ def new(name: str, source: str, config: Path = CONFIG) -> Path:
         raise PipelineError(f"unknown namespace '{source}' (known: {known})")
     data = _source(origin, config.parent)
     data.pop("archived", None)
+    left = [] if with_note else [key for key in OF_THE_SOURCE_RUN if data.pop(key, None) is not None]
     if "progression" in data:
         data["progression"]["namespaces"] = [n for n in data["progression"]["namespaces"] if n != name] + [name]
-    header = f"# Made by `fieldnote new {name} --from {source}`: to be measured (snakemake results/{name}, on a GPU).\n"
+    header = (f"# Made on {date.today().isoformat()} by `fieldnote new {name} --from {source}"
+              f"{' --with-note' if with_note else ''}`: to be measured (snakemake results/{name}, on a GPU).\n")
+    if left:
+        header += f"# Left out, being of {source}'s run: {', '.join(left)} (`--with-note` keeps them).\n"
     write_bytes(path, (header + yaml.safe_dump(data, sort_keys=False)).encode())
     return path
 
@@ -58,6 +69,8 @@ def main(argv: list[str] | None = None) -> None:
     made = commands.add_parser("new", help="a new namespace to measure, from an existing one")
     made.add_argument("name")
     made.add_argument("--from", dest="source", required=True, help="the namespace to start from")
+    made.add_argument("--with-note", action="store_true",
+                      help="keep the source's note template and predictions (left out by default)")
     args, rest = parser.parse_known_args(argv)
     if args.command == "show":
         from . import show
@@ -69,7 +82,7 @@ def main(argv: list[str] | None = None) -> None:
         if rest:
             parser.error(f"unrecognized arguments: {' '.join(rest)}")
         try:
-            path = new(args.name, args.source)
+            path = new(args.name, args.source, with_note=args.with_note)
         except PipelineError as e:
             sys.exit(f"fieldnote: {e}")
         print(f"fieldnote: wrote {path}; measure it with `snakemake --cores 8 results/{args.name}` on a GPU machine")
