@@ -125,3 +125,14 @@ def shipped_table(ns: str, name: str):
     import pandas as pd
 
     return pd.read_parquet(io.BytesIO(archived_bundle(ns)[f"evidence/{name}.parquet"]))
+
+
+def same_claims(rebuilt, shipped, note: Path) -> None:
+    """The template's claims as archived; beside them today's records the verdicts of the targets and predictions
+    tables the note places (judged on unrounded values, with their margins: issue 41), each a row of the note."""
+    kept = rebuilt[rebuilt["kind"].isin(["claim", "branch"])][list(shipped.columns)].reset_index(drop=True)
+    assert kept.equals(shipped)
+    text = note.read_text()
+    for claim in rebuilt.loc[rebuilt["kind"] == "target", "claim"]:
+        operation, target = claim.split(": ", 1)
+        assert f"| {operation} | {target} |" in text, claim

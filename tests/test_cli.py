@@ -91,3 +91,19 @@ def test_a_new_namespace_leaves_the_source_runs_predictions_and_note_unless_aske
                       "# Left out, being of h200-002's run: predictions, note (`--with-note` keeps them)."]
     kept = yaml.safe_load(new("noted", "h200-002", project / "config", with_note=True).read_text())
     assert (kept["predictions"], kept["note"]) == (source["predictions"], source["note"])
+
+
+def test_fieldnote_new_writes_into_the_project_it_runs_in_not_beside_the_package(tmp_path):
+    project = copy_project_config(tmp_path / "project")
+    (project / "notes").mkdir()
+    run = subprocess.run([sys.executable, "-m", "fieldnote.cli", "new", "mine", "--from", "mage-006"],
+                         capture_output=True, text=True, cwd=project / "notes")
+    assert run.returncode == 0, run.stderr
+    assert (project / "config" / "namespaces" / "mine.yaml").is_file()
+    assert not (ROOT / "config" / "namespaces" / "mine.yaml").exists()
+    (tmp_path / "elsewhere").mkdir()
+    run = subprocess.run([sys.executable, "-m", "fieldnote.cli", "new", "mine", "--from", "mage-006"],
+                         capture_output=True, text=True, cwd=tmp_path / "elsewhere")
+    assert run.returncode == 1 and run.stderr.strip() == (
+        f"fieldnote: fieldnote new: {tmp_path / 'elsewhere'} is in no project (no config/namespaces/ here or above): "
+        "run it in the checkout")

@@ -7,7 +7,7 @@ from pathlib import Path
 
 import pandas as pd
 import pytest
-from conftest import ROOT, archived_bundle, copy_project, snakemake
+from conftest import ROOT, archived_bundle, copy_project, same_claims, snakemake
 from test_workflow import job_counts
 
 from fieldnote.archive import Archive
@@ -65,17 +65,6 @@ def test_replay_reproduces_the_tables_and_the_note(replayed, ns):
     assert ("RTX 4090" if ns.startswith("original-") else "H200") in (bundle / "note.md").read_text()
     tables = load(bundle, samples=300)  # the manifest, the checks, whole launch counts, 300 samples each
     assert tables["checks"]["passed"].all()
-
-
-def same_claims(rebuilt: pd.DataFrame, shipped: pd.DataFrame, note: Path) -> None:
-    """The template's claims as archived; beside them today's records the verdicts of the targets and predictions
-    tables the note places (judged on unrounded values, with their margins: issue 41), each a row of the note."""
-    kept = rebuilt[rebuilt["kind"].isin(["claim", "branch"])][list(shipped.columns)].reset_index(drop=True)
-    assert kept.equals(shipped)
-    text = note.read_text()
-    for claim in rebuilt.loc[rebuilt["kind"] == "target", "claim"]:
-        operation, target = claim.split(": ", 1)
-        assert f"| {operation} | {target} |" in text, claim
 
 
 def test_after_the_replay_nothing_is_left_to_do(replayed):

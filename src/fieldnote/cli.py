@@ -12,14 +12,23 @@ import yaml
 from . import names
 from .errors import PipelineError
 from .io import write_bytes
-from .paths import CONFIG
 
 # What a new namespace leaves of its source unless asked: predictions are written for one run before it is measured,
 # and a template's prose reads that run's evidence (the generated note reads any).
 OF_THE_SOURCE_RUN = ("predictions", "note")
 
 
-def new(name: str, source: str, config: Path = CONFIG, with_note: bool = False) -> Path:
+def project_config(here: Path) -> Path:
+    """The config/ of the project `fieldnote new` runs in (the nearest folder, here or above, holding
+    config/namespaces/), not the installed package's: from a non-editable install that would be the environment."""
+    for folder in (here, *here.parents):
+        if (folder / "config" / "namespaces").is_dir():
+            return folder / "config"
+    raise PipelineError(f"fieldnote new: {here} is in no project (no config/namespaces/ here or above): run it in "
+                        "the checkout")
+
+
+def new(name: str, source: str, config: Path, with_note: bool = False) -> Path:
     """config/namespaces/<name>.yaml from <source>'s file: the same implementations, variants, shapes and the rest,
     without `archived` (it is to be measured), without the source's predictions and note template unless
     `with_note`, and last in the source's progression where it has one. Its header says what it was made from,
@@ -82,7 +91,7 @@ def main(argv: list[str] | None = None) -> None:
         if rest:
             parser.error(f"unrecognized arguments: {' '.join(rest)}")
         try:
-            path = new(args.name, args.source, with_note=args.with_note)
+            path = new(args.name, args.source, project_config(Path.cwd()), with_note=args.with_note)
         except PipelineError as e:
             sys.exit(f"fieldnote: {e}")
         print(f"fieldnote: wrote {path}; measure it with `snakemake --cores 8 results/{args.name}` on a GPU machine")
