@@ -3,6 +3,7 @@ kernel-benchmark write-ups document fail on the call where they cheat, with one 
 call and what differed. The same classes of cheat as CUDA kernels, and work left on another stream, are caught on
 the GPU in test_gpu.py."""
 import numpy as np
+import pandas as pd
 import pytest
 import torch
 import torch.nn.functional as F
@@ -207,3 +208,14 @@ def test_a_runner_memoized_by_content_computes_every_timed_call():
     fn = measured(run)
     timing.spans({"memo": fn}, rounds=1, iterations=6, warmup=1, clock=timing.HostClock())
     assert (fn.calls, run.misses) == (6, 1 + 6)
+
+
+def test_the_spans_say_each_timed_call_had_fresh_inputs_and_the_note_says_so():
+    from fieldnote import note
+
+    fn = measured(honest)
+    rows, _ = timing.spans({"honest": fn}, rounds=1, iterations=3, warmup=1, clock=timing.HostClock())
+    spans = pd.DataFrame(rows)
+    assert spans["fresh_inputs"].all() and spans["verified"].all()
+    assert "inputs drawn afresh before it" in note.verification(spans)
+    assert "two input sets in alternation" in note.verification(spans.drop(columns="fresh_inputs"))

@@ -837,6 +837,10 @@ def verification(spans: pd.DataFrame, imported: bool = False) -> str:
     if imported:
         return ("These measurements are imported: the original project checked its kernels before timing them, and "
                 "nothing here verified what its timed calls computed.")
+    if "fresh_inputs" in spans and spans["fresh_inputs"].astype(bool).all():
+        return (f"Every timed call ({len(spans)} spans and replays, and every captured call) was verified: its "
+                "inputs drawn afresh before it, a set no other call saw, its output poisoned, then compared with the "
+                "float64 reference of those inputs after it, outside the timed window.")
     if "verified" in spans and spans["verified"].astype(bool).all():
         return (f"Every timed call ({len(spans)} spans and replays, and every captured call) was verified: its output "
                 "poisoned before it and compared with a float64 reference after it, outside the timed window, on "

@@ -112,11 +112,14 @@ REGISTRY = (
     )),
     Table("inputs", "op input", (c("op shape seed input sha256", "", "each input array and its SHA-256"),)),
     Table("spans", "timed call", (
-        NS, *SUBJECTS, c("mode", "", "`eager`: one event pair around one call; `graph`: one replay of `iterations` "
-                                   "captured calls divided by `iterations`"),
+        NS, *SUBJECTS, c("mode", "", "`eager`: one event pair around one call; `graph`: one replay of its captured "
+                                   "calls (`iterations`, fewer where their buffers would pass 2 GiB) divided by "
+                                   "their number"),
         c("round position iteration", "", "round; place in that round's order; call (or replay) index"),
         c("span_us", "µs", "CUDA-event time around the call"), c("sm_clock_mhz", "MHz", "NVML, after the block"),
         c("verified", "bool", "the call's output was checked against its input set's reference (verified.py)"),
+        c("fresh_inputs", "bool", "the call's inputs were drawn afresh before it, a set no call of the process saw "
+                                  "(evidence older than 2026-12-04 alternated two sets)"),
     ), imported=True),
     Table("gpu_state", "op, round and subject block of the timing stage", (
         NS, *SUBJECTS, c("round position", "", "as in spans"),
@@ -231,7 +234,7 @@ OPTIONAL = {name: frozenset(columns.split()) for name, columns in {
               "generated_kernels",
     "sweep_checks": "gpu_alone",
     "resources": "toolchain compiler headers nvrtc_version",
-    "spans": "namespace verified",
+    "spans": "namespace verified fresh_inputs",
     "gpu_state": "gpu_index gpu_uuid gpu_name",
     "kernels": "namespace cache start_ns static_shared_bytes dynamic_shared_bytes gpu_index gpu_uuid gpu_name "
                "session_sm_clock_mhz session_memory_clock_mhz",

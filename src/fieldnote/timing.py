@@ -72,7 +72,8 @@ def spans(calls: dict[str, Callable[[], object]], rounds: int, iterations: int, 
             with phase(WARMUP):
                 clock.sync()
             block = [{"subject": impl, "mode": "eager", "round": r, "position": position, "iteration": i,
-                      "span_us": timed(fn, clock, r * iterations + i), "verified": verifies(fn)}
+                      "span_us": timed(fn, clock, r * iterations + i), "verified": verifies(fn),
+                      "fresh_inputs": verifies(fn)}
                      for i in range(iterations)]
             reading = state()
             for row in block:
@@ -125,7 +126,7 @@ def graph_spans(calls: dict[str, Callable[[], object]], rounds: int, iterations:
             clock.sync()
             block = [{"subject": impl, "mode": "graph", "round": r, "position": position, "iteration": i,
                       "span_us": replayed(graphs[impl], pools[impl], clock, r * replays + i) / len(pools[impl]),
-                      "verified": verifies(calls[impl])} for i in range(replays)]
+                      "verified": verifies(calls[impl]), "fresh_inputs": verifies(calls[impl])} for i in range(replays)]
             sm = state().get("sm_clock_mhz")
             rows += [{**row, "sm_clock_mhz": sm} for row in block]
     return rows
