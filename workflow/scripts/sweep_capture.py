@@ -20,8 +20,9 @@ def main(snakemake):
 
     backend = capture.backend(p.backend)
     points = passed(p.points, pd.concat(map(pd.read_parquet, snakemake.input.checks)))
-    job = capture.Job(op=w.op, subjects=points, npz="", shape={}, iterations=p.capture["iterations"],
-                      warmup=p.capture["warmup"], repeats=p.capture["repeats"], tolerance=p.tolerance, namespace=w.ns)
+    job = capture.Job(op=w.op, subjects=points, npz="", shape={}, iterations=p.capture["sweep_iterations"],
+                      warmup=p.capture["sweep_warmup"], repeats=p.capture["repeats"], tolerance=p.tolerance,
+                      namespace=w.ns)
     with tempfile.TemporaryDirectory(prefix=f"sweep-{p.backend}-") as workdir, step(
             f"sweep capture {p.backend}: {len(points)} points of {w.op} (profiler start to export)"):
         table = capture.session(backend, job, workdir)
