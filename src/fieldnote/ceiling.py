@@ -179,12 +179,9 @@ class FmaChains:
         return FmaCall(op, self)
 
 
-# cuBLAS's TF32 product on the H200 (CUDA events, 100 calls after 5, 2026-12-04): 2048^3 352 TFLOP/s, 4096^3 412
-# (the SM clock 1815 MHz after them), 8192^3 426 over its first ten calls and 367 over its last ten, the clock
-# fallen from 1980 to 1620 MHz at 370 W, 12288^3 383. Both squares are probed and the faster sets the floor: the
-# larger where the GPU keeps its clock, the smaller where a hundred calls of the larger run it into its power limit.
-# The FMA chains (64.4 TFLOP/s at 4096 steps, 65.1 at 16384, the clock at 1980 MHz: 97 % of 132 SMs x 128 lanes x
-# 2 FLOPs at that clock): one grid of resident threads, about 1.1 ms, and eight grids one after another.
+# Two squares, the faster setting the floor: the larger where the GPU keeps its clock, the smaller where a hundred
+# calls of the larger run it into its power limit; the FMA chains as one resident grid and as eight one after another
+# (the H200's rates and clocks: docs/integrity.md, "The compute floor, measured in the same session").
 PROBES = {p.name: p for p in (Tf32Product("cublas_tf32_4096", 4096), Tf32Product("cublas_tf32_8192", 8192),
                               FmaChains("fma_resident", 1, 16384), FmaChains("fma_8waves", 8, 2048))}
 
