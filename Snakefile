@@ -36,6 +36,7 @@ localrules:
     counters,
     checks,
     spans,
+    compiled_tunes,
     sanitizer,
     sweep_collect,
     quoted,

@@ -421,6 +421,34 @@ def test_what_inductor_generated_is_read_and_stable_across_compiles():
     assert first["generated_kernels"].startswith("triton_"), first
 
 
+def test_tunes_in_fresh_caches_keep_the_fastest_and_a_later_process_compiles_its_choice(tmp_path, monkeypatch):
+    """Issue 41: torch.compile tuned in two empty caches, a process each, timed on fresh verified inputs; a later
+    process pointed at the kept cache (as script.py points every compiled job) generates the kept tune's source."""
+    import json
+    import subprocess
+    import sys
+
+    from fieldnote import tune
+
+    monkeypatch.setenv("FIELDNOTE_GPU_LOCK", str(tmp_path / "gpu.lock"))
+    monkeypatch.setenv("TORCHINDUCTOR_CACHE_DIR", str(tmp_path / "unused"))  # restored after; use_kept sets it
+    shape = {"m": 256, "n": 256, "k": 256}
+    npz = tmp_path / "inputs.npz"
+    inputs.write("matmul", shape, SEED, str(npz), str(tmp_path / "hashes.json"))
+    request = {"op": "matmul", "shape": shape, "label": OPS["matmul"].label(shape), "npz": str(npz),
+               "tolerance": TOL, "iterations": 20, "warmup": 5}
+    table = tune.tunes(request, tmp_path / "caches", 2)
+    assert list(table["tune"]) == [1, 2] and table["kept"].sum() == 1 and (table["span_us"] > 0).all()
+    tunes = tmp_path / "tunes.parquet"
+    table.to_parquet(tunes)
+    tune.use_kept(tunes)
+    probe = ("import json, sys; from fieldnote import inputs; from fieldnote.implementations import inductor_choice; "
+             f"print(json.dumps(inductor_choice('matmul', inputs.read({str(npz)!r}), 'cuda')))")
+    out = subprocess.run([sys.executable, "-c", probe], capture_output=True, text=True, check=True)
+    choice = json.loads(out.stdout.strip().splitlines()[-1])
+    tune.kept_choice(tunes, choice, "matmul / compiled")  # raises where the cache did not answer
+
+
 def test_a_job_pinned_to_its_gpu_records_that_gpu_and_reads_its_clocks():
     """The one-GPU run of the several-GPU code path (devices.py): a job holding slot 0 is pinned to the first
     visible GPU, and what it records (gpu.identity, NVML's state) is that GPU's, found by UUID."""

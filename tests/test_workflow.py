@@ -14,8 +14,9 @@ def job_counts(stdout: str) -> dict[str, int]:
 def test_dry_run_plans_every_stage(project: Path):
     """h200-001, the namespace measured now: 5 ops x 4 implementations (torch.compile included) and 14 attempts,
     captured with nsys and its CUDA kernels with ncu, plus the size sweep (checked per shape, 30 shapes, then
-    captured per op). Its
-    progression and drift baseline come from the shipped archives: unpacked and summarized, never measured."""
+    captured per op), torch.compile tuned in fresh caches per op first, and the peers' best known times read from the
+    pinned archives. Its progression and drift baseline come from the shipped archives: unpacked and summarized, never
+    measured."""
     to_measure(project, "h200-001")
     run = snakemake(project, "-n", "--cores", "1", "results/h200-001")
     assert run.returncode == 0, run.stderr
@@ -25,6 +26,7 @@ def test_dry_run_plans_every_stage(project: Path):
         "spans": 2, "capture": 5, "ceilings": 1,
         "capture_counters": 5, "kernels": 1, "counters": 1, "capture_summary": 1, "summary": 5,
         "sweep_check": 30, "sweep_capture": 5, "sweep_collect": 1, "sweep_kernels": 1, "sweep": 1,
+        "tune_compiled": 5, "compiled_tunes": 1, "known_peers": 1,
         **{f"replay_unpack_mage_00{i}": 1 for i in (1, 2, 3, 6)}, "note": 1, "page": 1, "figures": 1, "bundle": 1}
 
 

@@ -174,7 +174,9 @@ def sweep_worst(table: pd.DataFrame) -> pd.DataFrame:
         points = ratios[ratios["op"] == op]
         worst = worst_point(ratios, op)
         rows.append({"Operation": OPS[op], "Worst point": worst["shape"], "Ours (µs)": us(worst["ours_us"]),
-                     "Best peer there": f"{IMPLEMENTATIONS[worst['best_peer']]}, {us(worst['best_peer_us'])} µs",
+                     "Best peer there": f"{IMPLEMENTATIONS[worst['best_peer']]}"
+                                        f"{source(table, op, worst['best_peer'], worst['shape'])}, "
+                                        f"{us(worst['best_peer_us'])} µs",
                      "Ours / best peer": f"{worst['ratio']:.2f}",
                      "Points at or under 1.00": at_or_under(points)})
     return pd.DataFrame(rows)
@@ -223,9 +225,66 @@ def standing(summary: pd.DataFrame, shapes: dict, roofline: dict) -> pd.DataFram
     for op, (ours, peers_us) in found.items():
         best, floor = peers_us.idxmin(), floor_us(op, shapes[op], roofline)
         rows.append({"Operation": OPS[op], **{IMPLEMENTATIONS[i]: us(v) for i, v in peers_us.items()},
-                     IMPLEMENTATIONS[mine]: us(ours), "Best peer": IMPLEMENTATIONS[best],
+                     IMPLEMENTATIONS[mine]: us(ours), "Best peer": IMPLEMENTATIONS[best] + source(summary, op, best),
                      "Ours / best peer": f"{ours / peers_us[best]:.2f}", "Floor (µs)": us(floor),
                      "Ours / floor": f"{ours / floor:.2f}"})
+    return pd.DataFrame(rows)
+
+
+def source(frame: pd.DataFrame, op: str, implementation: str, shape: str | None = None, cache: str = "warm") -> str:
+    """Where a verdict's peer time came from, where not from this run (peers.at_best): ` (in h200-001)`."""
+    from .peers import SOURCE
+
+    if SOURCE[cache] not in frame:
+        return ""
+    rows = frame[(frame["op"] == op) & (frame["implementation"] == implementation)]
+    if shape is not None:
+        rows = rows[rows["shape"] == shape]
+    found = rows[SOURCE[cache]].iloc[0] if len(rows) else ""
+    return f" (in {found})" if found else ""
+
+
+def judging(tables: dict) -> tuple[pd.DataFrame, pd.DataFrame | None]:
+    """The summary and the sweep the verdicts read: each peer at its best known (peers.at_best), where the
+    namespace recorded the known peers."""
+    from .peers import at_best
+
+    known = tables.get("known_peers")
+    if known is None:
+        return tables["summary"], tables.get("sweep")
+    sweep_table = tables.get("sweep")
+    return at_best(tables["summary"], known), None if sweep_table is None else at_best(sweep_table, known)
+
+
+def peer_moves(tables: dict) -> pd.DataFrame:
+    """Each verdict's ratio that a peer's best known time moves: at the seed shapes (warm and cold) and the sweep's
+    points, ours over the best peer of this run, and over the best known, with where that came from."""
+    summary, sweep_table = judging(tables)
+    pairs = [(tables["summary"], summary, "seed shape", "warm", "kernel_us"),
+             (tables["summary"], summary, "seed shape", "cold", "kernel_cold_us")]
+    if sweep_table is not None:
+        pairs.append((tables["sweep"], sweep_table, "sweep point", "warm", "kernel_us"))
+    rows = []
+    for raw, best, where, cache, column in pairs:
+        if column not in raw:
+            continue
+        for (op, shape), point in best.dropna(subset=[column]).groupby(["op", "shape"], sort=False):
+            mine = hand_written(point)
+            here = point.set_index("implementation")
+            before = raw[(raw["op"] == op) & (raw["shape"] == shape)].set_index("implementation")[column]
+            others = ~here.index.isin(HAND_WRITTEN)
+            if mine is None or not others.any():
+                continue
+            peer = here.loc[others, column].idxmin()
+            this_run = before[~before.index.isin(HAND_WRITTEN)].min()
+            if not here.loc[peer, column] < this_run:
+                continue
+            ours = here.loc[mine, column]
+            rows.append({"Operation": OPS[op], "Shape": shape, "Verdict at": where, "L2": cache,
+                         "Best peer this run (µs)": us(this_run), "Best known (µs)": us(here.loc[peer, column]),
+                         "Best known": IMPLEMENTATIONS[peer] + source(best, op, peer, shape, cache),
+                         "Ours / best peer this run": f"{ours / this_run:.2f}",
+                         "Ours / best known": f"{ours / here.loc[peer, column]:.2f}"})
     return pd.DataFrame(rows)
 
 
@@ -506,12 +565,13 @@ def generated(namespace: str, tables: dict[str, pd.DataFrame], history: dict | N
     """The note's generated tables (markdown) by name, each where the evidence has it: the default note places
     them all, an authored note (authored.py) places those it names."""
     summary = tables["summary"]
+    judged_summary, judged_sweep = judging(tables)
     found = {"kernel_and_span": kernel_and_span(summary), "kernel": by_implementation(summary, "kernel_us"),
              "span": by_implementation(summary, "span_mean_us"),
              "launches": by_implementation(summary, "launches", fmt=lambda v: "" if pd.isna(v) else str(int(v))),
              "resources": resources(tables["kernels"])}
     if roofline:
-        found["standing"] = standing(summary, *roofline)
+        found["standing"] = standing(judged_summary, *roofline)
         if "counters" in tables:
             found["counters"] = counters(tables["counters"])
     if "sweep_counters" in tables:
@@ -522,9 +582,11 @@ def generated(namespace: str, tables: dict[str, pd.DataFrame], history: dict | N
         found["control_band"] = control_band(band)
     if "sweep" in tables:
         found["sweep"] = sweep(tables["sweep"])
-        found["sweep_worst"] = sweep_worst(tables["sweep"])
+        found["sweep_worst"] = sweep_worst(judged_sweep)
     if targets:
-        found["targets"] = against_targets(summary, tables.get("sweep"), targets, tables.get("ceilings"))
+        found["targets"] = against_targets(judged_summary, judged_sweep, targets, tables.get("ceilings"))
+    if "known_peers" in tables:
+        found["known_peers"] = peer_moves(tables)
     for name, table, view in (("attempts", "attempts", attempts), ("ptxas", "resources", ptxas),
                               ("census", "census", triton_census)):
         if table in tables:
@@ -537,6 +599,8 @@ def generated(namespace: str, tables: dict[str, pd.DataFrame], history: dict | N
     checks = tables.get("checks")
     if checks is not None and "generated_sha256" in checks and checks["generated_sha256"].notna().any():
         found["inductor"] = inductor_choices(checks)
+    if "compiled_tunes" in tables:
+        found["tunes"] = compiled_tunes(tables["compiled_tunes"])
     if predictions:
         found["predictions"] = against_predictions(predictions, summary, tables.get("attempts"))
     return {name: markdown(frame) for name, frame in found.items()}
@@ -660,6 +724,18 @@ def inductor_choices(checks: pd.DataFrame) -> pd.DataFrame:
                                                                   or "—")})
 
 
+def compiled_tunes(tunes: pd.DataFrame) -> pd.DataFrame:
+    """torch.compile's tunes of each op, each in a fresh cache: its median span on fresh inputs, that over the
+    kept (fastest) tune's, and what Inductor generated there."""
+    rows = ordered(tunes)
+    kept = rows[rows["kept"]].set_index("op")["span_us"]
+    return pd.DataFrame({"Operation": rows["op"].map(OPS), "Shape": rows["shape"], "Tune": rows["tune"],
+                         "Median span (µs)": rows["span_us"].map(us),
+                         "Over the kept": (rows["span_us"] / rows["op"].map(kept)).map("{:.2f}".format),
+                         "Generated source (SHA-256)": "`" + rows["generated_sha256"].str[:12] + "`",
+                         "Kept": rows["kept"].map({True: "kept", False: ""})})
+
+
 def measured_as(variant: str, metric: str, summary: pd.DataFrame, attempts_table) -> float:
     """A variant's value in this run: its implementation's where the namespace adopted it (the summary's
     variant), else its row of the attempts table (measured in the metric that decided it)."""
@@ -716,9 +792,9 @@ def judged(tables: dict[str, pd.DataFrame], targets: dict | None = None,
     """The verdicts behind the generated tables that make them, by the table's name (`generated`): the targets'
     and the predictions', judged on unrounded values, as rows of the claims table. A note records those of the
     tables it places (authored.Claims)."""
-    summary, found = tables["summary"], {}
+    (summary, sweep_table), found = judging(tables), {}
     if targets:
-        found["targets"] = target_claims(summary, tables.get("sweep"), targets, tables.get("ceilings"))
+        found["targets"] = target_claims(summary, sweep_table, targets, tables.get("ceilings"))
     if predictions:
         found["predictions"] = prediction_claims(predictions, summary, tables.get("attempts"))
     return found
@@ -802,9 +878,10 @@ def render(namespace: str, description: str, environment: dict, tables: dict[str
             sections += ["Past the whole of a compute roof: those kernels run on the tensor cores, which the FP32 "
                          "roof (the FP32 pipes' peak) does not bound."]
         sections += [f"Left out: {r.implementation} at {r.op} {r.shape} ({r.reason})." for r in skipped.itertuples()]
+    if "known_peers" in made:
+        sections += known_peers_section(made["known_peers"])
     if targets:
-        sections += targets_section(summary, tables.get("sweep"), targets, tables.get("ceilings"),
-                                    made.get("point_counters"))
+        sections += targets_section(*judging(tables), targets, tables.get("ceilings"), made.get("point_counters"))
     if "attempts" in tables:
         sections += ["## Attempts that were measured and not adopted",
                      "Each attempt passed the correctness gate and was measured in this run, side by side with what "
@@ -819,6 +896,13 @@ def render(namespace: str, description: str, environment: dict, tables: dict[str
         sections += ["## What torch.compile generated", "Inductor's generated source at each op's shape, autotuning "
                      "included, as the compiled check read it; a peer that ran other kernels than in the namespace "
                      "it is compared with is named beside the drift.", made["inductor"]]
+    if "tunes" in made:
+        sections += ["## torch.compile, tuned in fresh caches",
+                     "Before any other compiled job of an op, torch.compile autotuned it at its seed shape in "
+                     "several empty caches, each in a process of its own, and each compile was timed on fresh, "
+                     "verified inputs. The fastest is the cache every later compiled job of the op read its choice "
+                     "from (its check held the generated source to the kept one's); the sweep's other sizes were "
+                     "autotuned once, in that cache.", made["tunes"]]
     if "census" in tables:
         arch = " and ".join(dict.fromkeys(tables["census"]["arch"]))
         sections += [f"## The Triton kernels, compiled offline for {arch} and censused", made["census"]]
@@ -830,6 +914,18 @@ def render(namespace: str, description: str, environment: dict, tables: dict[str
     if "sanitizer" in tables:
         sections += [sanitizer_summary(tables["sanitizer"])]
     return "\n\n".join(s for s in sections if s) + "\n"
+
+
+def known_peers_section(moves: str) -> list[str]:
+    """The peers at their best known, and which ratios that moves."""
+    lead = ("## The peers at their best known",
+            "A peer's time differs from one run to the next (torch.compile's autotune most of all), so every "
+            "verdict above and below holds ours against each peer's fastest time known at that shape and L2 state "
+            "on this GPU model: this run's, or one a pinned archive recorded before it (evidence/known_peers.parquet "
+            "names each).")
+    if moves.count("\n") < 2:  # a header and its rule: no ratio moved
+        return [*lead, "No peer's known time is below this run's: the ratios are this run's."]
+    return [*lead, "Where that is not this run's, the ratio it moves:", moves]
 
 
 def verification(spans: pd.DataFrame, imported: bool = False) -> str:

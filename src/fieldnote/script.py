@@ -62,6 +62,15 @@ def refuse_archived(snakemake) -> None:
                             "archive; to measure again, declare a new namespace.")
 
 
+def _compile_from_kept(snakemake) -> None:
+    """A job of an op whose torch.compile was tuned (its input `tune`) compiles from the kept cache (tune.py)."""
+    tunes = snakemake.input.get("tune") if hasattr(getattr(snakemake, "input", None), "get") else None
+    if tunes:
+        from .tune import use_kept
+
+        use_kept(tunes)
+
+
 STORAGE = {errno.ENOSPC, errno.EDQUOT, errno.EROFS, errno.EFBIG}  # the disk, not the code
 
 
@@ -77,6 +86,7 @@ def entry(main):
             add(START, since_process_start())
             refuse_archived(snakemake)
             pin(getattr(snakemake, "resources", None) or {})
+            _compile_from_kept(snakemake)
             main(snakemake)
             report_phases()
         except PipelineError as e:

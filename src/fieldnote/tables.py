@@ -197,6 +197,21 @@ REGISTRY = (
         c("best", "bool", "the lowest floor of its op, cache and kind (before the compute floor: the fastest "
                           "copy): the floor the note judges by"),
     )),
+    Table("compiled_tunes", "op and tune of torch.compile at the seed shape, each in a fresh cache (tune.py)", (
+        NS, c("op shape tune cache", "", "the op, its seed shape, the tune's number and its inductor cache"),
+        c("generated_sha256 generated_kernels", "", "as in checks: what Inductor generated in that cache"),
+        c("span_us span_min_us calls", "µs, µs, count", "the median and least CUDA-event span of its timed calls, "
+                                                         "each on fresh inputs and verified, and their number"),
+        c("kept", "bool", "the fastest tune: the cache every other compiled job of the op compiles from"),
+    )),
+    Table("known_peers", "op, shape, L2 state and peer at its fastest in a pinned archive on this GPU model "
+          "(peers.py)", (
+        NS, c("op shape cache implementation", "", "where a verdict is made: a seed shape or a sweep point, `warm` "
+                                                   "or `cold`, and the peer"),
+        c("kernel_us kernel_low_us kernel_high_us", "µs", "its fastest kernel time there in those archives, and its "
+                                                          "interval, as summary's"),
+        c("source source_sha256 gpu_name", "", "the namespace and archive it came from, and the GPU both ran on"),
+    )),
     Table("claims", "claim or verdict of the note", (
         NS, c("kind claim relation verdict holds", "", "`claim` or `branch` (a template's, two intervals compared), "
                                                       "`target` or `prediction` (a row of that generated table, "

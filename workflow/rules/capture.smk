@@ -109,3 +109,20 @@ rule ceilings:
         backend=lambda w: ns_of(w).capture_backends()[0],
     script:
         "../scripts/ceilings.py"
+
+
+rule known_peers:
+    """The peers' kernel times the pinned archives hold on this namespace's GPU model, at its shapes (peers.py)."""
+    input:
+        gpu="work/{ns}/gpu.json",
+        archives=lambda w: list(known_archives(w.ns).values()),
+        code=code_of("known_peers"),
+    output:
+        "work/{ns}/known_peers.parquet",
+    log:
+        log_of("known_peers", "ns"),
+    params:
+        archives=lambda w: known_archives(w.ns),
+        shapes=lambda w: peer_shapes(ns_of(w)),
+    script:
+        "../scripts/known_peers.py"

@@ -76,3 +76,40 @@ rule checks:
         log_of("checks", "ns"),
     script:
         "../scripts/collect_reports.py"
+
+
+rule tune_compiled:
+    input:
+        unpack(lambda w: input_files(ns_of(w), w.op)),
+        gpu=ancient("work/{ns}/gpu.json"),  # as check_gpu's
+        kernel="kernels/torch/{op}.py",
+        code=lambda w: code_of("tune_compiled", w.op),
+    output:
+        tunes="work/{ns}/tune/{op}.parquet",
+        # not evidence, and skipped as the shared cache is (io.SKIP): the kept tune's, for the op's later jobs
+        cache=directory("work/inductor-cache/{ns}/{op}"),
+    log:
+        log_of("tune_compiled", "ns", "op"),
+    benchmark:
+        benchmark_of("tune_compiled", "ns", "op")
+    priority: PRIORITY_COMPILED_CHECK
+    resources:
+        **gpu_slot(RANK_CHECK, lambda w: "compiled"),  # its tunes' timings take the GPU alone inside (gpulock.py)
+    params:
+        archived=archived_of,  # refused in the job itself when the namespace is archived
+        op=lambda w: ns_of(w).op_params(w.op),
+        timing=lambda w: ns_of(w).timing,
+    script:
+        "../scripts/tune_compiled.py"
+
+
+rule compiled_tunes:
+    input:
+        code=code_of("collect_reports"),
+        reports=lambda w: expand("work/{ns}/tune/{op}.parquet", ns=w.ns, op=tuned_ops(ns_of(w))),
+    output:
+        "work/{ns}/compiled_tunes.parquet",
+    log:
+        log_of("compiled_tunes", "ns"),
+    script:
+        "../scripts/collect_reports.py"

@@ -194,6 +194,8 @@ def bundle_tables(ns):
     measured = ("checks", *built_tables(ns), "spans", "gpu_state", "kernels", "capture_summary", "summary", "claims")
     measured += ("sanitizer",) if sanitizer_table(ns) else ()
     measured += ("ceilings",) if has_ceilings(ns) else ()
+    measured += ("compiled_tunes",) if has_tunes(ns) else ()
+    measured += ("known_peers",)
     imported = (
         "spans",
         "checks",
@@ -300,7 +302,22 @@ def check_inputs(wildcards):
     )
     if subject["cubin"]:
         files["cubin"] = subject["cubin"]
+    if subject["implementation"] == "compiled":
+        files |= tune_of(ns, wildcards.op)
     return files
+
+
+def tuned_ops(ns):
+    """The ops whose torch.compile a measured namespace tunes in fresh caches first (`timing.compiled_tunes`)."""
+    if ns.replay or ns.imported or not ns.timing.get("compiled_tunes"):
+        return []
+    return [op for op in ns.ops if any(s["implementation"] == "compiled" for s in ns.subjects(op).values())]
+
+
+def tune_of(ns, op, subjects=None):
+    """The tunes an op's torch.compile jobs compile from (script.py points inductor at the kept cache)."""
+    compiled = subjects is None or any(s["implementation"] == "compiled" for s in subjects.values())
+    return {"tune": f"work/{ns.name}/tune/{op}.parquet"} if compiled and op in tuned_ops(ns) else {}
 
 
 def probe_after(wildcards):
@@ -353,7 +370,40 @@ def note_tables(ns):
         + (("sanitizer",) if sanitizer_table(ns) else ())
         + (("gpu_state",) if has_gpu_state(ns) else ())
         + (("ceilings",) if has_ceilings(ns) else ())
+        + (("compiled_tunes",) if has_tunes(ns) else ())
+        + (("known_peers",) if has_known_peers(ns) else ())
     )
+
+
+def has_known_peers(ns):
+    """Whether a namespace's verdicts take the peers at their best known (recorded since issue 41, peers.py)."""
+    n = NAMESPACES[ns]
+    return "known_peers" in ARCHIVES[ns].tables() if n.replay else not n.imported
+
+
+def known_archives(ns):
+    """The pinned archives a measured namespace's known peers are read from: every other namespace's built for
+    the same architecture (the job keeps those measured on the same GPU model)."""
+    return {
+        other: n.archived
+        for other, n in NAMESPACES.items()
+        if other != ns
+        and n.archived
+        and other in ARCHIVES
+        and ARCHIVES[other].resolved()["arch"] == NAMESPACES[ns].arch
+    }
+
+
+def peer_shapes(ns):
+    """The (op, shape) pairs a namespace's verdicts are made at: its seed shapes and its sweep's points."""
+    seeds = [[op, OPS[op].label(ns.shapes[op])] for op in ns.ops]
+    return seeds + [[op, label] for op in (ns.sweep or {}) for label in sweep_shapes(ns, op)]
+
+
+def has_tunes(ns):
+    """Whether a namespace's evidence has torch.compile's tunes (tune.py)."""
+    n = NAMESPACES[ns]
+    return "compiled_tunes" in ARCHIVES[ns].tables() if n.replay else bool(tuned_ops(n))
 
 
 def has_gpu_state(ns):
@@ -547,7 +597,7 @@ def gpu_workload_inputs(wildcards, names=None):
     files["sanitized"] = [
         f"work/{ns.name}/sanitize/{op}/{s['variant']}.parquet" for s in subjects.values() if s["cubin"]
     ]
-    return files
+    return files | tune_of(ns, op, subjects)
 
 
 def sanitized_files(ns):

@@ -47,6 +47,10 @@ def main(snakemake):
 
         with gpulock.for_check(impl, device):
             choice = inductor_choice(w.op, cases[0].inputs, device)
+        if snakemake.input.get("tune"):
+            from fieldnote.tune import kept_choice
+
+            kept_choice(snakemake.input.tune, choice, f"{w.ns}: {w.op} / compiled")
         table = table.assign(**{k: [v if c == "full" else None for c in table["case"]] for k, v in choice.items()})
     write_table(snakemake.output[0], table)
 

@@ -1,0 +1,21 @@
+"""torch.compile's tunes of one op at its seed shape, each in a fresh cache of its own (fieldnote/tune.py)."""
+from pathlib import Path
+
+from fieldnote import gpu
+from fieldnote.script import entry
+
+
+@entry
+def main(snakemake):
+    w, p = snakemake.wildcards, snakemake.params
+    gpu.require(f"tune_compiled ({w.op})", f"results/{w.ns}")
+    from fieldnote import tune
+    from fieldnote.io import write_table
+    from fieldnote.ops import OPS
+
+    request = {"op": w.op, "shape": p.op["shape"], "label": OPS[w.op].label(p.op["shape"]), "npz": snakemake.input.npz,
+               "tolerance": p.op["tolerance"], "iterations": p.timing["iterations"], "warmup": p.timing["warmup"]}
+    write_table(snakemake.output.tunes, tune.tunes(request, Path(snakemake.output.cache), p.timing["compiled_tunes"]))
+
+
+main(snakemake)  # noqa: F821
