@@ -11,10 +11,10 @@ from fieldnote.errors import PipelineError
 def tunes_table(tmp_path, spans=(12.0, 10.5, 11.0)):
     root = tmp_path / "work" / "inductor-cache" / "ns" / "gelu"
     rows = [{"op": "gelu", "shape": "4096x768", "tune": i, "cache": str(root / str(i)),
-             "generated_sha256": f"{i}" * 64, "generated_kernels": "triton_poi_fused_0", "span_us": span,
-             "span_min_us": span - 0.5, "calls": 100} for i, span in enumerate(spans, 1)]
+             "generated_sha256": f"{i}" * 64, "generated_kernels": "triton_poi_fused_0", "gpu_us": span,
+             "gpu_min_us": span - 0.5, "calls": 100} for i, span in enumerate(spans, 1)]
     table = pd.DataFrame(rows)
-    table["kept"] = table["span_us"] == table["span_us"].min()
+    table["kept"] = table["gpu_us"] == table["gpu_us"].min()
     for i in table["tune"]:
         (root / str(i)).mkdir(parents=True)
     (root / tune.KEPT).symlink_to(str(table.loc[table["kept"], "tune"].iloc[0]))

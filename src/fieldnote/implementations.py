@@ -73,7 +73,9 @@ def compiled(op: str):
 def inductor_choice(op: str, arrays: dict, device: str) -> dict:
     """What torch.compile generated for an op at one shape (its autotuning included): the SHA-256 of the generated
     source and the kernels it defines, read with Inductor's run_and_get_code. A second compile of the same graph
-    (the cache answering) gives the same source, so the hash identifies the choice across jobs and namespaces."""
+    (the cache answering) gives the same source, so the hash identifies the choice across jobs and namespaces. The
+    source names each kernel's file in the cache (`# kernel path:`); the hash drops the cache's folder, keeping the
+    file's content-addressed name, so the same choice made in two caches hashes alike."""
     import hashlib
     import re
 
@@ -83,6 +85,6 @@ def inductor_choice(op: str, arrays: dict, device: str) -> dict:
     spec = OPS[op]
     tensors = [torch.from_numpy(arrays[n]).to(device) for n in spec.torch_args]
     _, sources = run_and_get_code(compiled(op), *tensors)
-    source = "\n".join(sources)
+    source = re.sub(r"(# kernel path: )\S*?([^/\s]+/[^/\s]+)$", r"\1\2", "\n".join(sources), flags=re.MULTILINE)
     kernels = sorted(set(re.findall(r"^def (triton_\w+)\(", source, re.MULTILINE)))
     return {"generated_sha256": hashlib.sha256(source.encode()).hexdigest(), "generated_kernels": " ".join(kernels)}

@@ -725,13 +725,13 @@ def inductor_choices(checks: pd.DataFrame) -> pd.DataFrame:
 
 
 def compiled_tunes(tunes: pd.DataFrame) -> pd.DataFrame:
-    """torch.compile's tunes of each op, each in a fresh cache: its median span on fresh inputs, that over the
+    """torch.compile's tunes of each op, each in a fresh cache: its median GPU time on fresh inputs, that over the
     kept (fastest) tune's, and what Inductor generated there."""
     rows = ordered(tunes)
-    kept = rows[rows["kept"]].set_index("op")["span_us"]
+    kept = rows[rows["kept"]].set_index("op")["gpu_us"]
     return pd.DataFrame({"Operation": rows["op"].map(OPS), "Shape": rows["shape"], "Tune": rows["tune"],
-                         "Median span (µs)": rows["span_us"].map(us),
-                         "Over the kept": (rows["span_us"] / rows["op"].map(kept)).map("{:.2f}".format),
+                         "Median GPU time (µs)": rows["gpu_us"].map(us),
+                         "Over the kept": (rows["gpu_us"] / rows["op"].map(kept)).map("{:.2f}".format),
                          "Generated source (SHA-256)": "`" + rows["generated_sha256"].str[:12] + "`",
                          "Kept": rows["kept"].map({True: "kept", False: ""})})
 
@@ -900,7 +900,9 @@ def render(namespace: str, description: str, environment: dict, tables: dict[str
         sections += ["## torch.compile, tuned in fresh caches",
                      "Before any other compiled job of an op, torch.compile autotuned it at its seed shape in "
                      "several empty caches, each in a process of its own, and each compile was timed on fresh, "
-                     "verified inputs. The fastest is the cache every later compiled job of the op read its choice "
+                     "verified inputs, on the GPU's clock (its calls queued behind a spin of the GPU, so the host's "
+                     "launch path, which the tunes' compiles beside each other slow, is not in it). The fastest is "
+                     "the cache every later compiled job of the op read its choice "
                      "from (its check held the generated source to the kept one's); the sweep's other sizes were "
                      "autotuned once, in that cache.", made["tunes"]]
     if "census" in tables:

@@ -200,8 +200,9 @@ REGISTRY = (
     Table("compiled_tunes", "op and tune of torch.compile at the seed shape, each in a fresh cache (tune.py)", (
         NS, c("op shape tune cache", "", "the op, its seed shape, the tune's number and its inductor cache"),
         c("generated_sha256 generated_kernels", "", "as in checks: what Inductor generated in that cache"),
-        c("span_us span_min_us calls", "µs, µs, count", "the median and least CUDA-event span of its timed calls, "
-                                                         "each on fresh inputs and verified, and their number"),
+        c("gpu_us gpu_min_us calls", "µs, µs, count", "the median and least GPU time of its timed calls (CUDA "
+                                                       "events queued behind a spin of the GPU, so no host launch "
+                                                       "time), each on fresh inputs and verified, and their number"),
         c("kept", "bool", "the fastest tune: the cache every other compiled job of the op compiles from"),
     )),
     Table("known_peers", "op, shape, L2 state and peer at its fastest in a pinned archive on this GPU model "

@@ -2,8 +2,10 @@
 what it picks differs from one fresh cache to the next (issue 41). So an op is compiled at its seed shape in several
 caches of its own, each empty and in a fresh process; each compile is timed on fresh, verified inputs, and the
 fastest cache is the one every later job of the op compiles from (its choice read back, not tuned again: the
-compiled check holds its Inductor source to the kept tune's, `kept_choice`). The tunes are a table, compiled_tunes,
-which the note prints as the spread.
+compiled check holds its Inductor source to the kept tune's, `kept_choice`). Each tune is timed on the GPU's clock
+(timing.QueuedClock), not by spans: the tunes run side by side, and a span beside another tune's compile is mostly
+the host's launch path, which would pick a cache by noise. The tunes are a table, compiled_tunes, which the note
+prints as the spread.
 
     python -m fieldnote.tune REQUEST.json RESULT.json   (one tune, in the process the cache is new to)
 """
@@ -78,7 +80,7 @@ def tunes(request: dict, root: Path, count: int) -> pd.DataFrame:
                                 f"{root / f'{i}.log'})")
         rows.append({"tune": i, "cache": str(root / str(i)), **json.loads((root / f"{i}.json").read_text())})
     table = pd.DataFrame(rows)
-    table["kept"] = table["span_us"] == table["span_us"].min()
+    table["kept"] = table["gpu_us"] == table["gpu_us"].min()
     table.loc[table["kept"].cumsum() > 1, "kept"] = False  # a tie: the first
     (root / KEPT).symlink_to(str(table.loc[table["kept"], "tune"].iloc[0]))
     return table
@@ -86,8 +88,8 @@ def tunes(request: dict, root: Path, count: int) -> pd.DataFrame:
 
 def tune_one(request: dict) -> dict:
     """One tune: compile the op at its seed shape (autotuning with the GPU alone for its timings, gpulock), time
-    `iterations` calls after `warmup` with the GPU alone, each on inputs drawn afresh and verified (verified.py),
-    and read back what Inductor generated."""
+    `iterations` calls after `warmup` on the GPU's clock with the GPU alone, each on inputs drawn afresh and verified
+    (verified.py), and read back what Inductor generated."""
     import statistics
 
     from . import gpulock, timing, workload
@@ -99,13 +101,13 @@ def tune_one(request: dict) -> dict:
         op, "compiled", request["npz"], shape, tolerance=request["tolerance"],
         what=f"{op} / compiled (tune) at {request['label']}")}, {"compiled": "compiled"})
     with gpulock.exclusive():
-        samples, _ = timing.spans(calls, 1, request["iterations"], request["warmup"], timing.EventClock())
+        samples, _ = timing.spans(calls, 1, request["iterations"], request["warmup"], timing.QueuedClock())
     workload.checksummed(calls)
     with gpulock.for_check("compiled"):
         choice = inductor_choice(op, read(request["npz"]), "cuda")
-    spans = [s["span_us"] for s in samples]
-    return {"op": op, "shape": request["label"], **choice, "span_us": statistics.median(spans),
-            "span_min_us": min(spans), "calls": len(spans)}
+    times = [s["span_us"] for s in samples]  # on the queued clock: the GPU's time, not a span
+    return {"op": op, "shape": request["label"], **choice, "gpu_us": statistics.median(times),
+            "gpu_min_us": min(times), "calls": len(times)}
 
 
 def main(argv: list[str]) -> int:
