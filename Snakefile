@@ -50,9 +50,9 @@ onstart:
 
 
 onerror:
-    # A machine without a GPU stops at the first GPU stage: repeat why as the run's last line.
-    if STOP_MESSAGE.exists():
-        print(STOP_MESSAGE.read_text(), end="", file=sys.stderr)
+    # Each job that refused (no GPU, an archived namespace, bad input) said why in one line: those lines, last.
+    for line in refusals():
+        print(line, file=sys.stderr)
 
 
 rule all:

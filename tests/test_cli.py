@@ -19,13 +19,21 @@ def fieldnote(*args: str) -> subprocess.CompletedProcess:
     (["show"], "the following arguments are required: bundle"),
     (["show", "results/no-such-namespace"], "results/no-such-namespace is not a bundle"),
     (["new", "x.y", "--from", "h200-001"], "'x.y' is not a valid name"),
-    (["new", "fresh", "--from", "h200-099"], "unknown namespace 'h200-099' (known: h200-001, h200-002, mage-001"),
+    (["new", "fresh", "--from", "h200-099"], "unknown namespace 'h200-099' (did you mean 'h200-002'? known: "),
     (["new", "mage-006", "--from", "h200-001"], "mage-006.yaml exists already"),
 ])
 def test_a_bad_command_line_says_why_and_fails(args, says):
     run = fieldnote(*args)
     assert run.returncode != 0 and "Traceback" not in run.stderr
     assert says in run.stderr, run.stderr
+
+
+def test_show_given_a_namespace_says_which_bundle_was_meant(tmp_path):
+    (tmp_path / "results" / "mage-006" / "evidence").mkdir(parents=True)
+    run = subprocess.run([sys.executable, "-m", "fieldnote.cli", "show", "mage-006"], capture_output=True, text=True,
+                         cwd=tmp_path)
+    assert run.returncode != 0 and run.stderr.strip().endswith(
+        "mage-006 is not a bundle (no mage-006/evidence/): did you mean results/mage-006?"), run.stderr
 
 
 @pytest.mark.skipif(has_gpu(), reason="the machine has a GPU")
@@ -55,11 +63,14 @@ def copy_project_config(tmp_path):
     return tmp_path
 
 
-def test_an_unknown_namespace_lists_the_known_ones(project):
+def test_an_unknown_namespace_is_one_line_with_the_likeliest_and_the_known_ones(project):
     run = snakemake(project, "--cores", "1", "results/mage-066")
     assert run.returncode != 0 and "Traceback" not in run.stderr
     known = "h200-001, h200-002, mage-001, mage-002, mage-003, mage-006"
-    assert f"fieldnote: unknown namespace 'mage-066' (known: {known}" in run.stderr
+    said = [line for line in run.stderr.splitlines() if line.startswith("fieldnote:")]
+    assert said == [line for line in said if line.startswith(
+        f"fieldnote: unknown namespace 'mage-066' (did you mean 'mage-006'? known: {known}")] and len(said) == 1, said
+    assert "Error in rule" not in run.stderr and "RuleException" not in run.stderr, run.stderr
     assert not (project / "results" / "mage-066").exists()
 
 
@@ -105,5 +116,5 @@ def test_fieldnote_new_writes_into_the_project_it_runs_in_not_beside_the_package
     run = subprocess.run([sys.executable, "-m", "fieldnote.cli", "new", "mine", "--from", "mage-006"],
                          capture_output=True, text=True, cwd=tmp_path / "elsewhere")
     assert run.returncode == 1 and run.stderr.strip() == (
-        f"fieldnote: fieldnote new: {tmp_path / 'elsewhere'} is in no project (no config/namespaces/ here or above): "
+        f"fieldnote: {tmp_path / 'elsewhere'} is in no project (no config/namespaces/ here or above): "
         "run it in the checkout")

@@ -145,7 +145,7 @@ def test_every_shipped_number_is_within_its_bound():
 
 
 def test_more_gpus_than_the_profile_declares_slots_for_is_refused():
-    with pytest.raises(PipelineError, match=r"config.yaml: key 'gpus': 1000 is greater than the maximum of 8"):
+    with pytest.raises(PipelineError, match=r"^--config: key 'gpus': 1000 is greater than the maximum of 8"):
         check_config({**DEFAULTS, "gpus": 1000}, ROOT / "config" / "config.yaml")
 
 
@@ -204,6 +204,11 @@ def test_a_replay_from_outside_is_one_line_from_snakemake(checkout, tmp_path):
             says=f"--config replay: {archive} is outside the checkout")
 
 
+def test_a_bad_value_on_the_command_line_is_blamed_on_the_command_line(checkout):
+    refused(checkout, "-n", "--cores", "1", "results/mage-006", "--config", "gpus=abc",
+            says="--config: key 'gpus': 'abc' is not of type 'integer'")
+
+
 # fieldnote new --from
 
 
@@ -223,10 +228,10 @@ def made(root: Path, source: str) -> subprocess.CompletedProcess:
 
 
 @pytest.mark.parametrize("source, text, says", [
-    ("../../../outside", None, "fieldnote: fieldnote new --from: '../../../outside' is not a valid name"),
-    ("link", None, "fieldnote: fieldnote new --from: {folder}/link.yaml is a link to {outside}, outside the checkout"),
-    ("listed", "- a\n- b\n", "fieldnote: fieldnote new --from: {folder}/listed.yaml is a list, not a namespace"),
-    ("empty", "", "fieldnote: fieldnote new --from: {folder}/empty.yaml is empty, not a namespace"),
+    ("../../../outside", None, "fieldnote: --from: '../../../outside' is not a valid name"),
+    ("link", None, "fieldnote: --from: {folder}/link.yaml is a link to {outside}, outside the checkout"),
+    ("listed", "- a\n- b\n", "fieldnote: --from: {folder}/listed.yaml is a list, not a namespace"),
+    ("empty", "", "fieldnote: --from: {folder}/empty.yaml is empty, not a namespace"),
     ("broken", "implementations: [torch\n", "fieldnote: {folder}/broken.yaml: not valid YAML ("),
 ])
 def test_fieldnote_new_from_a_bad_source_is_one_line(namespaces, source, text, says):

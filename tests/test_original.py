@@ -91,7 +91,7 @@ def test_original_namespace_renders_without_a_gpu(project: Path):
     assert "Nothing to be done" in again.stdout + again.stderr
     report = snakemake(project, "--report", "report.html", "results/original-mage-006")
     assert report.returncode == 0, report.stderr
-    assert "kernel-and-span.png" in (project / "report.html").read_text(errors="replace")
+    assert "kernel-and-span.svg" in (project / "report.html").read_text(errors="replace")
 
 
 def test_original_namespace_without_its_folder_stops_with_one_message(project: Path):

@@ -173,8 +173,9 @@ def test_the_implementations_of_one_drawing_share_what_they_are_compared_with_an
     first.checksum(), second.checksum()
     assert first.calls == second.calls == 6
     assert all(a is b for a, b in zip(first.truth().values(), second.truth().values(), strict=True))
-    with pytest.raises(PipelineError, match="timed call 1 computed a wrong result: outside the tolerance"):
-        timing.spans({"cheat": cheat}, rounds=1, iterations=2, warmup=1, clock=timing.HostClock())
+    # half precision's error at 8x16 falls inside the tolerance on about one draw in fifty: six calls, not two
+    with pytest.raises(PipelineError, match=r"timed call \d computed a wrong result: outside the tolerance"):
+        timing.spans({"cheat": cheat}, rounds=1, iterations=6, warmup=1, clock=timing.HostClock())
 
 
 def test_each_call_is_checksummed_in_a_hold_of_its_own(tmp_path, monkeypatch):

@@ -24,7 +24,7 @@ def project_config(here: Path) -> Path:
     for folder in (here, *here.parents):
         if (folder / "config" / "namespaces").is_dir():
             return folder / "config"
-    raise PipelineError(f"fieldnote new: {here} is in no project (no config/namespaces/ here or above): run it in "
+    raise PipelineError(f"{here} is in no project (no config/namespaces/ here or above): run it in "
                         "the checkout")
 
 
@@ -33,15 +33,14 @@ def new(name: str, source: str, config: Path, with_note: bool = False) -> Path:
     without `archived` (it is to be measured), without the source's predictions and note template unless
     `with_note`, and last in the source's progression where it has one. Its header says what it was made from,
     when, and what it left out."""
-    names.check(name, "fieldnote new")
-    names.check(source, "fieldnote new --from")  # a namespace's name, not a path: no `..`, no separator
+    names.check(name, "NAME")
+    names.check(source, "--from")  # a namespace's name, not a path: no `..`, no separator
     folder = config / "namespaces"
     path, origin = folder / f"{name}.yaml", folder / f"{source}.yaml"
     if path.exists():
         raise PipelineError(f"{path} exists already: choose another name")
     if not origin.is_file():
-        known = ", ".join(sorted(p.stem for p in folder.glob("*.yaml")))
-        raise PipelineError(f"unknown namespace '{source}' (known: {known})")
+        raise PipelineError(names.unknown(source, [p.stem for p in folder.glob("*.yaml")]))
     data = _source(origin, config.parent)
     data.pop("archived", None)
     left = [] if with_note else [key for key in OF_THE_SOURCE_RUN if data.pop(key, None) is not None]
@@ -59,14 +58,14 @@ def _source(origin: Path, root: Path) -> dict:
     """The namespace file a new one is made from: inside the checkout once its symlinks are followed (a link
     could copy a file from anywhere), read as the pipeline reads one (size, aliases, duplicate keys), a mapping."""
     if not origin.resolve().is_relative_to(root.resolve()):
-        raise PipelineError(f"fieldnote new --from: {origin} is a link to {origin.resolve()}, outside the checkout "
+        raise PipelineError(f"--from: {origin} is a link to {origin.resolve()}, outside the checkout "
                             f"({root.resolve()})")
     from .config import _read_yaml  # the configuration's reader (and its imports) only for `new`
 
     data = _read_yaml(origin)
     if not isinstance(data, dict) or not data:
         what = "empty" if not data else f"a {type(data).__name__}"
-        raise PipelineError(f"fieldnote new --from: {origin} is {what}, not a namespace file's mapping of keys")
+        raise PipelineError(f"--from: {origin} is {what}, not a namespace file's mapping of keys")
     return data
 
 

@@ -305,7 +305,7 @@ def _shortened(message: str, instance) -> str:
     return message.replace(quoted, f"{quoted[:60]}... ({len(quoted):,} characters)")
 
 
-def validate(data: dict, schema_name: str, path: Path) -> None:
+def validate(data: dict, schema_name: str, path: Path | str) -> None:
     """Raise one PipelineError for the most telling violation: a misspelt key explains a missing one, so an
     unknown key is reported first."""
     errors = list(_validator(schema_name).iter_errors(data))
@@ -323,14 +323,15 @@ def load_defaults(path: Path) -> dict:
 
 def check_config(config: dict, path: Path) -> None:
     """The run's configuration as Snakemake merged it (config.yaml, then --config): the file is read again here,
-    strictly (duplicate keys, non-finite numbers), and the merge validated."""
+    strictly (duplicate keys, non-finite numbers), and validated alone, so that what is wrong in the merge came
+    from the command line and is named so."""
     load_defaults(path)
     repeated = _repeated(config)
     if repeated:
         raise PipelineError(f"--config: key '{repeated}': a YAML alias is not allowed (it repeats a value, and a few "
                             "of them expand into gigabytes): write the value out")
     _require_finite(config, "--config")
-    validate(config, "config.schema.yaml", path)
+    validate(config, "config.schema.yaml", "--config")
     if config.get("replay"):  # read before any job: an archive elsewhere on the machine is not the checkout's
         inside_checkout(config["replay"], "--config replay", hint=": copy the archive into the checkout, for "
                         "instance under archives/, and replay it from there")

@@ -1,8 +1,6 @@
 """Is there a GPU, and the one message a GPU stage gives where there is none."""
 from __future__ import annotations
 
-from pathlib import Path
-
 from .errors import PipelineError
 
 
@@ -14,22 +12,15 @@ def available() -> bool:
     return torch.cuda.is_available()
 
 
-STOP_MESSAGE = Path(".snakemake/fieldnote-stop-message")
-
-
 def require(stage: str, target: str) -> None:
-    """Stop a GPU stage on a machine without a GPU, saying what already ran and what to do instead.
-
-    The message is also left in STOP_MESSAGE, so the workflow's onerror hook can repeat it as the last line.
-    """
+    """Stop a GPU stage on a machine without a GPU, saying what already ran and what to do instead (the job's one
+    line, printed last by the workflow's onerror hook: script.entry)."""
     if not available():
         message = (
             f"no GPU here: stage '{stage}' needs an NVIDIA GPU (torch.cuda.is_available() is False). "
             f"Inputs, build, census and the CPU checks for {target} are done (work/). Run the same command "
             f"on a GPU machine to measure, or rebuild {target} from an archived run without a GPU: "
             f"snakemake --cores 1 {target} --config replay=PATH/TO/{target.removeprefix('results/')}.tar.gz")
-        STOP_MESSAGE.parent.mkdir(exist_ok=True)
-        STOP_MESSAGE.write_text(f"fieldnote: {message}\n")
         raise PipelineError(message)
 
 

@@ -41,3 +41,13 @@ def check_written(path: str, where: str, root: Path = ROOT) -> None:
     if not any(resolved.is_relative_to((root / top).resolve()) for top in ("results", "work")):
         raise PipelineError(f"{where}: writes {path}, which resolves to {resolved}, outside {root}/results and "
                             f"{root}/work")
+
+
+def unknown(name: str, known: list[str]) -> str:
+    """What to say of a namespace no file declares: the likeliest meant, and every one there is."""
+    import difflib
+
+    close = difflib.get_close_matches(name, known, n=1, cutoff=0.6)
+    meant = f"did you mean '{close[0]}'? " if close else ""
+    return (f"unknown namespace '{name}' ({meant}known: {', '.join(sorted(known))}; a namespace is a file "
+            "config/namespaces/<ns>.yaml)")

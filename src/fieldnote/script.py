@@ -74,10 +74,26 @@ def _compile_from_kept(snakemake) -> None:
 STORAGE = {errno.ENOSPC, errno.EDQUOT, errno.EROFS, errno.EFBIG}  # the disk, not the code
 
 
+def refuse(line: str, status: int) -> None:
+    """End a job with its one line: in its log, and kept for the onerror hook, which prints it after everything
+    else (so it is the run's last word, once, whatever else was printing); outside a workflow, on stderr."""
+    from .errors import record_refusal
+
+    if isinstance(sys.stderr, _Tee):
+        with contextlib.suppress(OSError):  # a full disk: the hook still has the line
+            sys.stderr.log.write(line + "\n")
+        record_refusal(line)
+    else:
+        print(line, file=sys.stderr)
+    sys.exit(status)
+
+
 def entry(main):
-    """Run `main(snakemake)`; a PipelineError becomes one message on stderr and exit status 1, a Ctrl-C one line
-    and status 130 (what the job was writing is a temporary file, never published)."""
-    from .errors import PipelineError
+    """Run `main(snakemake)`; a PipelineError becomes one line, in the job's log and kept for the workflow's onerror
+    hook to print last, and exit status REFUSED (the console leaves the failed script's traceback out:
+    snakemake_logger_plugin_fieldnote); a Ctrl-C one line and status INTERRUPTED (what the job was writing is a
+    temporary file, never published)."""
+    from .errors import INTERRUPTED, REFUSED, PipelineError
 
     @wraps(main)
     def wrapped(snakemake):
@@ -90,16 +106,14 @@ def entry(main):
             main(snakemake)
             report_phases()
         except PipelineError as e:
-            print(f"fieldnote: {e}", file=sys.stderr)
-            sys.exit(1)
+            refuse(f"fieldnote: {e}", REFUSED)
         except OSError as e:
             if e.errno not in STORAGE and "No space left" not in str(e):  # pyarrow's carry no errno
                 raise
-            print(f"fieldnote: rule {snakemake.rule}: cannot write {e.filename or 'its output'}: {e.strerror}; "
-                  "what it was writing was a temporary file, and nothing was published", file=sys.stderr)
-            sys.exit(1)
+            refuse(f"fieldnote: rule {snakemake.rule}: cannot write {e.filename or 'its output'}: {e.strerror}; "
+                   "what it was writing was a temporary file, and nothing was published", REFUSED)
         except KeyboardInterrupt:
             print(f"fieldnote: interrupted: rule {snakemake.rule} stopped before it finished and published nothing",
                   file=sys.stderr)
-            sys.exit(130)
+            sys.exit(INTERRUPTED)
     return wrapped

@@ -34,8 +34,10 @@ def parser(prog: str = "python -m fieldnote.show") -> argparse.ArgumentParser:
 def main(argv: list[str] | None = None, prog: str = "python -m fieldnote.show") -> None:
     args = parser(prog).parse_args(argv)
     if not (Path(args.bundle) / "evidence").is_dir():
-        parser(prog).error(f"{args.bundle} is not a bundle (no {Path(args.bundle) / 'evidence'}/): "
-                           "build one with `snakemake --cores 1 results/<ns>`")
+        built = Path("results") / args.bundle
+        meant = (f"did you mean {built}?" if (built / "evidence").is_dir() else
+                 f"a bundle is results/<ns>; build it with `snakemake --cores 1 results/{Path(args.bundle).name}`")
+        parser(prog).error(f"{args.bundle} is not a bundle (no {Path(args.bundle) / 'evidence'}/): {meant}")
     show(args.bundle)
 
 

@@ -14,8 +14,15 @@ rule bundle:
         code=code_of("bundle"),
     output:
         # update: Snakemake must not clear the bundle before the job, which swaps the new one in only once it is
-        # complete and valid (bundle.py); a failed job leaves the previous bundle as it was
-        update(directory("results/{ns}")),
+        # complete and valid (bundle.py); a failed job leaves the previous bundle as it was. In `snakemake
+        # --report`: the note, its figures and its evidence tables, each a category, a namespace each
+        report(
+            update(directory("results/{ns}")),
+            patterns=["{page,note}.html", "figures/{figure,[^/]+}.svg", "evidence/{table,[^/]+}.parquet"],
+            caption="../report/bundle.rst",
+            category=report_category,
+            subcategory="{ns}",
+        ),
     log:
         log_of("bundle", "ns"),
     params:

@@ -1,4 +1,5 @@
 # Shared wiring: the resolved namespaces and the input functions every stage uses. Logic lives in src/fieldnote.
+import mimetypes
 import os
 import re
 import sys
@@ -23,8 +24,7 @@ from fieldnote.archive import Archive, provenance, resolve_archived, source_file
 from fieldnote.bundle import recover_backup, stale_if_incomplete
 from fieldnote.config import Namespace, check_config, load_namespaces, read_when_archived
 from fieldnote.deps import closure, for_op
-from fieldnote.errors import PipelineError
-from fieldnote.gpu import STOP_MESSAGE
+from fieldnote.errors import STOP_MESSAGE, PipelineError, refusals
 from fieldnote.io import remove_leftovers
 from fieldnote.ops import OPS
 from fieldnote.toolchains import TOOLCHAINS
@@ -107,8 +107,16 @@ def benchmark_of(rule, *wildcards):
 
 
 def unknown_namespace(wildcards):
-    known = ", ".join(sorted([*NAMESPACES, *BROKEN]))
-    return f"unknown namespace '{wildcards.ns}' (known: {known}; a namespace is a file config/namespaces/<ns>.yaml)"
+    return names.unknown(wildcards.ns, [*NAMESPACES, *BROKEN])
+
+
+mimetypes.add_type("application/vnd.apache.parquet", ".parquet")  # the report offers a table as a download
+
+
+def report_category(wildcards):
+    """A bundle's file in `snakemake --report` (bundle.smk's patterns): the note, a figure or an evidence table."""
+    keys = set(wildcards.keys())
+    return "Note" if "page" in keys else "Figures" if "figure" in keys else "Evidence tables"
 
 
 def ns_of(wildcards):

@@ -8,13 +8,7 @@ rule figures:
         sweep=lambda w: [evidence_table(w.ns, "sweep")] if ns_of(w).sweep else [],
         code=code_of("figures"),
     output:
-        report(
-            directory("work/{ns}/figures"),
-            patterns=["{name}.png"],
-            caption="../report/figures.rst",
-            category="Figures",
-            subcategory="{ns}",
-        ),
+        directory("work/{ns}/figures"),  # in the report as the bundle's (bundle.smk)
     log:
         log_of("figures", "ns"),
     params:

@@ -1,0 +1,137 @@
+"""This workflow's console (profiles name it: `logger: fieldnote`): Snakemake's own handler, formatter and filter,
+with two differences.
+
+- A job's code dependencies (the package's modules, declared as inputs so that an edit reruns what it feeds) are
+  counted, not listed, unless `--verbose`: a job's block then reads as its data.
+- A target no rule makes is one line naming the targets there are, and the likeliest meant; a report asked for
+  before its bundles are built, one line saying what to build.
+- A job that refused (a `fieldnote:` line in its log, exit status `fieldnote.errors.REFUSED`) is not reported again:
+  Snakemake's traceback of the failed script and its error block are left out, and the workflow's `onerror` hook
+  prints each refusal's one line last (`fieldnote.errors.STOP_MESSAGE`).
+
+Snakemake finds it by its module's name (snakemake-interface-logger-plugins); it is installed with the package.
+"""
+from __future__ import annotations
+
+import copy
+import difflib
+import logging
+import re
+import sys
+from dataclasses import dataclass
+from pathlib import Path
+
+from snakemake.logging import ColorizingTextHandler, DefaultFilter, DefaultFormatter, get_event
+from snakemake_interface_logger_plugins.base import LogHandlerBase
+from snakemake_interface_logger_plugins.common import LogEvent
+from snakemake_interface_logger_plugins.settings import LogHandlerSettingsBase
+
+CODE = re.compile(r"^src/[A-Za-z0-9_/]+\.py$")  # the package's modules, as code_of declares them
+PREFIX = "fieldnote: "
+
+
+@dataclass
+class LogHandlerSettings(LogHandlerSettingsBase):
+    pass
+
+
+def refused(record: logging.LogRecord) -> bool:
+    """A failure whose one line was already given: a script's CalledProcessError with the refusal's exit status, or
+    a job's error block whose log ends in a `fieldnote:` line."""
+    from fieldnote.errors import INTERRUPTED, REFUSED
+
+    event = get_event(record)
+    if event == LogEvent.ERROR:
+        text = str(record.msg)
+        return any(f"returned non-zero exit status {status}." in text for status in (REFUSED, INTERRUPTED))
+    if event == LogEvent.JOB_ERROR:
+        return any(last_line(Path(log)).startswith(PREFIX) for log in getattr(record, "log", None) or ())
+    return False
+
+
+def missing_target(record: logging.LogRecord) -> logging.LogRecord:
+    """Snakemake's MissingRuleException for a target, as one line: what a target is, and the likeliest meant."""
+    found = re.search(r"No rule to produce (\S+)", str(record.msg))
+    if getattr(record, "exception", None) != "MissingRuleException" or not found:
+        return record
+    target = found.group(1)
+    namespaces = sorted(p.stem for p in Path("config/namespaces").glob("*.yaml"))
+    close = difflib.get_close_matches(target, [f"results/{ns}{end}" for ns in namespaces for end in ("", ".tar.gz")],
+                                      n=1, cutoff=0.6)
+    meant = f"did you mean '{close[0]}'? " if close else ""
+    record = copy.copy(record)
+    record.msg = (f"{PREFIX}no rule makes '{target}' ({meant}a target is results/<namespace>, its archive "
+                  f"results/<namespace>.tar.gz, or a file under work/<namespace>/; the namespaces: "
+                  f"{', '.join(namespaces)})")
+    record.args = ()
+    return record
+
+
+def unbuilt_report(record: logging.LogRecord) -> logging.LogRecord:
+    """`snakemake --report` before the bundle it reports is built: Snakemake's WorkflowError as one line."""
+    found = re.search(r"File (results/[^/\s]+) marked for report but does not exist", str(record.msg))
+    if not found:
+        return record
+    record = copy.copy(record)
+    record.msg = (f"{PREFIX}{found.group(1)} is not built yet, so there is nothing to report: build it first "
+                  f"(`snakemake --cores 2 {found.group(1)}`, or `snakemake --cores 2` for every namespace the report "
+                  "takes when given no target), then ask for the report again")
+    record.args = ()
+    return record
+
+
+def last_line(path: Path) -> str:
+    try:
+        lines = path.read_text(errors="replace").splitlines()
+    except OSError:
+        return ""
+    return next((line for line in reversed(lines) if line.strip()), "")
+
+
+def without_code(record: logging.LogRecord) -> logging.LogRecord:
+    """A job's block with its code inputs counted at the end of its inputs instead of listed."""
+    inputs = list(getattr(record, "input", None) or ())
+    data = [f for f in inputs if not CODE.match(f)]
+    if len(data) == len(inputs):
+        return record
+    record = copy.copy(record)
+    record.input = [*data, f"(and {len(inputs) - len(data)} package modules: --verbose lists them)"]
+    return record
+
+
+class LogHandler(LogHandlerBase):
+    def __post_init__(self) -> None:
+        s = self.common_settings
+        self.console = ColorizingTextHandler(
+            nocolor=s.nocolor, stream=sys.stdout if s.stdout else sys.stderr,
+            formatter=DefaultFormatter(s.quiet, s.show_failed_logs),
+            filter=DefaultFilter(s.quiet, s.debug_dag, s.verbose, s.dryrun, s.printshellcmds))
+
+    def emit(self, record: logging.LogRecord) -> None:
+        if not self.console.filter(record) or refused(record):
+            return
+        if get_event(record) == LogEvent.JOB_INFO and not self.common_settings.verbose:
+            record = without_code(record)
+        elif get_event(record) == LogEvent.ERROR:
+            record = unbuilt_report(missing_target(record))
+        self.console.emit(record)
+
+    @property
+    def writes_to_stream(self) -> bool:
+        return True
+
+    @property
+    def writes_to_file(self) -> bool:
+        return False
+
+    @property
+    def has_filter(self) -> bool:
+        return True
+
+    @property
+    def has_formatter(self) -> bool:
+        return True
+
+    @property
+    def needs_rulegraph(self) -> bool:
+        return False

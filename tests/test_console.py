@@ -1,0 +1,59 @@
+"""What a run prints (src/snakemake_logger_plugin_fieldnote, named by the profiles): each job's data, not the package
+modules it depends on, unless --verbose; one `fieldnote:` line for a refusal or a target nothing makes, never a
+traceback or a repeated line."""
+import re
+from pathlib import Path
+
+import pytest
+from conftest import snakemake
+
+
+def inputs_listed(stdout: str) -> list[list[str]]:
+    return [line.split(", ") for line in re.findall(r"^    input: (.*)$", stdout, re.MULTILINE)]
+
+
+def test_a_jobs_package_modules_are_counted_unless_verbose(project: Path):
+    quiet = snakemake(project, "-n", "--cores", "1", "results/mage-006")
+    verbose = snakemake(project, "-n", "--verbose", "--cores", "1", "results/mage-006")
+    assert quiet.returncode == 0 and verbose.returncode == 0, quiet.stderr
+    code = re.compile(r"^src/.*\.py$")
+    assert not any(code.match(f) for listed in inputs_listed(quiet.stdout) for f in listed)
+    assert any(f.endswith("package modules: --verbose lists them)") for f in inputs_listed(quiet.stdout)[0])
+    assert any(code.match(f) for f in inputs_listed(verbose.stdout)[0])
+    assert len(quiet.stdout) < len(verbose.stdout) / 2
+
+
+def test_a_target_no_rule_makes_is_one_line_with_the_likeliest(project: Path):
+    run = snakemake(project, "--cores", "1", "results/mage-006/note")
+    assert run.returncode != 0
+    said = [line for line in run.stderr.splitlines() if line.startswith("fieldnote:")]
+    assert len(said) == 1 and said[0].startswith(
+        "fieldnote: no rule makes 'results/mage-006/note' (did you mean 'results/mage-006'?"), run.stderr
+    assert "MissingRuleException" not in run.stderr and "Traceback" not in run.stderr
+
+
+def test_a_refusal_is_one_line_said_last(project: Path):
+    """A GPU job of an archived namespace refuses (script.refuse_archived): its line once, after Snakemake's own
+    summary lines, and neither the failed script's CalledProcessError nor an error block."""
+    run = snakemake(project, "--cores", "1", "work/mage-006/check/gpu/gelu/torch.parquet")
+    assert run.returncode != 0
+    said = [line for line in run.stderr.splitlines() if line.startswith("fieldnote:")]
+    assert len(said) == 1 and "is archived" in said[0], run.stderr
+    for noise in ("RuleException", "CalledProcessError", "Error in rule", "Traceback"):
+        assert noise not in run.stderr, run.stderr
+    tail = run.stderr.strip().splitlines()
+    assert tail.index(said[0]) > tail.index("Exiting because a job execution failed. Look above for error messages")
+
+
+@pytest.mark.slow
+def test_the_report_carries_the_note_figures_and_tables_or_says_what_to_build(project: Path):
+    built = snakemake(project, "--cores", "2", "results/mage-006")
+    assert built.returncode == 0, built.stderr
+    report = snakemake(project, "--report", "report.html", "results/mage-006")
+    assert report.returncode == 0, report.stderr
+    page = (project / "report.html").read_text(errors="replace")
+    for shown in ('"Note"', "Figures", "Evidence tables", "note.html", "kernel-and-span.svg", "summary.parquet"):
+        assert shown in page, shown
+    everything = snakemake(project, "--report", "all.html")  # every namespace: the others are not built here
+    said = [line for line in everything.stderr.splitlines() if line.startswith("fieldnote:")]
+    assert everything.returncode != 0 and len(said) == 1 and "is not built yet" in said[0], everything.stderr
