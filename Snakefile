@@ -1,4 +1,5 @@
 # The evidence pipeline for GPU-kernel field notes: `snakemake --cores 1 results/<namespace>`.
+from snakemake.logging import logger
 from snakemake.utils import min_version
 
 min_version("9.0")
@@ -50,9 +51,10 @@ onstart:
 
 
 onerror:
-    # Each job that refused (no GPU, an archived namespace, bad input) said why in one line: those lines, last.
+    # Each job that refused (no GPU, an archived namespace, bad input) said why in one line: those lines, last,
+    # through Snakemake's logger, whose console writes from a thread of its own (a print would split its lines)
     for line in refusals():
-        print(line, file=sys.stderr)
+        logger.error(line)
 
 
 rule all:

@@ -140,7 +140,7 @@ def test_without_a_gpu_the_cpu_stages_run_then_one_message(project: Path):
     assert set(job_counts(again.stdout)) == {"gpu_probe", "check_gpu", "checks", "sanitize", "sanitizer", "time",
                                              "spans", "capture", "capture_counters", "summary", "attempts", "note",
                                              "page", "figures", "kernels", "counters", "capture_summary", "ceilings",
-                                             "bundle"}
+                                             "known_peers", "bundle"}
 
 
 @pytest.mark.parametrize("visible", ["", "0"])
