@@ -38,15 +38,34 @@ def pytest_collection_modifyitems(config, items):
 
 
 def copy_project(dest: Path) -> Path:
-    """A copy of the workflow (no work/, no results/) to run Snakemake in without touching the checkout."""
+    """A copy of the workflow (no work/, no results/) to run Snakemake in without touching the checkout: the
+    project as shipped, so a namespace of the user's own (`fieldnote new`) is left out."""
     for name in PROJECT:
         src = ROOT / name
         if src.is_dir():
-            shutil.copytree(src, dest / name, ignore=shutil.ignore_patterns("__pycache__", "*.egg-info"))
+            shutil.copytree(src, dest / name, ignore=not_shipped)
         else:
             shutil.copy(src, dest / name)
     (dest / "results").mkdir()
     return dest
+
+
+def copy_config(dest: Path) -> Path:
+    """config/ as shipped (copy_project), alone."""
+    shutil.copytree(ROOT / "config", dest / "config", ignore=not_shipped)
+    return dest
+
+
+def not_shipped(folder: str, names: list[str]) -> set[str]:
+    """What a copy of the project leaves out: caches, and the namespace files not pinned to an archive (the ones
+    shipped are all archived; one being measured is the user's)."""
+    import yaml
+
+    skipped = set(shutil.ignore_patterns("__pycache__", "*.egg-info")(folder, names))
+    if Path(folder) == ROOT / "config" / "namespaces":
+        skipped |= {n for n in names if n.endswith(".yaml")
+                    and "archived" not in (yaml.safe_load((Path(folder) / n).read_text()) or {})}
+    return skipped
 
 
 def import_from_seed(path: Path) -> None:

@@ -4,7 +4,7 @@ import sys
 
 import pytest
 import yaml
-from conftest import ROOT, has_gpu, snakemake
+from conftest import ROOT, copy_config, has_gpu, snakemake
 
 from fieldnote.cli import new
 from fieldnote.config import load_defaults, load_namespaces
@@ -57,10 +57,7 @@ def test_a_new_namespace_is_the_old_one_to_measure_last_in_its_progression(tmp_p
 
 
 def copy_project_config(tmp_path):
-    import shutil
-
-    shutil.copytree(ROOT / "config", tmp_path / "config")
-    return tmp_path
+    return copy_config(tmp_path)
 
 
 def test_an_unknown_namespace_is_one_line_with_the_likeliest_and_the_known_ones(project):
