@@ -2,7 +2,8 @@
 Python-Markdown with raw HTML turned off, so whatever the note quotes from evidence, configuration or an archive
 (a GPU's name, a description, a kernel's) is shown as text, never run; links go only to relative paths and
 http(s). Each figure the note places is inlined (its SVG as a data URI) with its caption, and the values it draws
-(figures/<name>.values.csv) follow it as a table. An archive nobody pinned gets its warning from the page itself,
+(figures/<name>.values.csv) follow it as a table folded under it. Wide tables scroll inside the column, so the
+page is never wider than the window. An archive nobody pinned gets its warning from the page itself,
 above the note, where nothing the note holds can hide it."""
 from __future__ import annotations
 
@@ -18,8 +19,11 @@ from markdown.extensions import Extension
 from markdown.treeprocessors import Treeprocessor
 
 STYLE = """
-body { font: 16px/1.5 system-ui, sans-serif; max-width: 60rem; margin: 2rem auto; padding: 0 1rem; color: #222; }
-table { border-collapse: collapse; margin: 1rem 0; font-size: 0.9rem; }
+body { font: 16px/1.5 system-ui, sans-serif; max-width: 60rem; margin: 2rem auto; padding: 0 1rem; color: #222;
+       overflow-wrap: break-word; }
+table { border-collapse: collapse; margin: 1rem 0; font-size: 0.9rem; display: block; max-width: 100%;
+        overflow-x: auto; }
+pre { overflow-x: auto; }
 th, td { border: 1px solid #ccc; padding: 0.2rem 0.5rem; text-align: left; }
 th { background: #f3f3f3; }
 figure { margin: 1.5rem 0; }
@@ -38,7 +42,7 @@ def values_table(folder: Path, name: str) -> str:
     if not path.is_file():
         return ""
     frame = pd.read_csv(path, dtype=str, keep_default_na=False)
-    return ("<details open><summary>The values behind the figure</summary>"
+    return ("<details><summary>The values behind the figure</summary>"
             + frame.to_html(index=False, border=0, escape=True) + "</details>")
 
 
