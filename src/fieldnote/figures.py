@@ -170,7 +170,7 @@ def sweep(table: pd.DataFrame, op: str, roofline: dict, namespace: str | None = 
     compute = rows.loc[rows["bytes"].idxmax(), "bound"] == "compute"  # as the note: the op at its largest size
     x, y = ("flops", "achieved_tflops") if compute else ("bytes", "achieved_gbs")
     roof = roofline["fp32_tflops"] if compute else roofline["bandwidth_gbs"]
-    fig, ax = pyplot().subplots(figsize=(6.4, 3.8))
+    fig, ax = pyplot().subplots(figsize=(8.4, 3.8), layout="constrained")  # the legend beside the axes, not on them
     widths = sorted({s.split("x")[-1] for s in rows["shape"]}, key=int) if op in ("gelu", "layernorm") else [None]
     for impl in [i for i in IMPLEMENTATIONS if i in set(rows["implementation"])]:
         for style, width in zip(["-", "--", ":"], widths, strict=False):
@@ -200,6 +200,5 @@ def sweep(table: pd.DataFrame, op: str, roofline: dict, namespace: str | None = 
     ax.set_ylim(rows[y].min() / 1.5, max(roof, rows[y].max()) * 1.5)
     ax.set_title(f"{namespace + ': ' if namespace else ''}{OPS[op]}, achieved against the roofline by size",
                  fontsize=10)
-    ax.legend(fontsize=7)
-    fig.tight_layout()
+    ax.legend(fontsize=7, loc="upper left", bbox_to_anchor=(1.01, 1), borderaxespad=0)
     return fig
