@@ -79,11 +79,14 @@ def refuse(line: str, status: int) -> None:
     else (so it is the run's last word, once, whatever else was printing); outside a workflow, on stderr."""
     from .errors import record_refusal
 
+    kept = False
     if isinstance(sys.stderr, _Tee):
-        with contextlib.suppress(OSError):  # a full disk: the hook still has the line
+        with contextlib.suppress(OSError):  # the log on a full disk: the hook still has the line
             sys.stderr.log.write(line + "\n")
-        record_refusal(line)
-    else:
+        with contextlib.suppress(OSError):  # .snakemake/ on a full disk: said now instead
+            record_refusal(line)
+            kept = True
+    if not kept:
         print(line, file=sys.stderr)
     sys.exit(status)
 
