@@ -5,7 +5,8 @@ differs from one run to the next, and a ratio against its worse choice flatters 
 A measured namespace records, before its note, the peers' kernel times the pinned archives hold on its GPU model
 at its seed shapes and sweep points (`known`, the known_peers table); archives pinned later never change it, so a
 replay judges as the run did. Its verdicts (the standing, the targets, the sweep's worst points) take each peer's
-time as the lower of this run's and the known one (`at_best`), and the note says which ratios that moves (`moved`).
+time as the lower of this run's and the known one (`at_best`), and the note says which ratios that moves
+(note.peer_moves).
 """
 from __future__ import annotations
 
@@ -88,21 +89,3 @@ def at_best(frame: pd.DataFrame, known_peers: pd.DataFrame | None) -> pd.DataFra
             frame.at[i, named] = other["source"]
     return frame
 
-
-def moved(frame: pd.DataFrame, known_peers: pd.DataFrame | None) -> pd.DataFrame:
-    """Each peer time a verdict takes from another namespace: op, shape, L2 state, peer, this run's time and the
-    best known one, and where it came from."""
-    columns = ["op", "shape", "cache", "implementation", "this_run_us", "known_us", "source"]
-    if known_peers is None or known_peers.empty:
-        return pd.DataFrame(columns=columns)
-    rows = []
-    for cache, column in (("warm", WARM[0]), ("cold", COLD[0])):
-        if column not in frame:
-            continue
-        best = known_peers[known_peers["cache"] == cache].set_index(["op", "shape", "implementation"])
-        for row in frame[~frame["implementation"].isin(HAND_WRITTEN)].itertuples():
-            key = (row.op, row.shape, row.implementation)
-            if key in best.index and best.loc[key, "kernel_us"] < getattr(row, column):
-                rows.append((*key[:2], cache, key[2], getattr(row, column), best.loc[key, "kernel_us"],
-                             best.loc[key, "source"]))
-    return pd.DataFrame(rows, columns=columns)

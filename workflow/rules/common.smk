@@ -203,7 +203,7 @@ def bundle_tables(ns):
     measured += ("sanitizer",) if sanitizer_table(ns) else ()
     measured += ("ceilings",) if has_ceilings(ns) else ()
     measured += ("compiled_tunes",) if has_tunes(ns) else ()
-    measured += ("known_peers",)
+    measured += ("known_peers",) if has_known_peers(ns) else ()
     imported = (
         "spans",
         "checks",
