@@ -1,5 +1,5 @@
-"""The archives the repository ships (archives/*.tar.gz: six H200 runs and the original project's four
-namespaces): a fresh checkout without ../shared rebuilds all ten bundles from them with a plain `snakemake`, no
+"""The archives the repository ships (archives/*.tar.gz: six H200 runs, one H100 run and the original project's
+four namespaces): a fresh checkout without ../shared rebuilds all eleven bundles from them with a plain `snakemake`, no
 GPU, re-measures nothing, reproduces their tables and notes, and then has nothing left to do."""
 import io
 import re
@@ -25,7 +25,7 @@ pytestmark = pytest.mark.slow  # the workflow end to end
 
 
 def targets() -> list[str]:
-    """All ten are `archived:` in their namespace files: the plain targets rebuild them from the archives."""
+    """All are `archived:` in their namespace files: the plain targets rebuild them from the archives."""
     return [f"results/{ns}" for ns in NAMESPACES]
 
 
@@ -42,8 +42,8 @@ def replayed(tmp_path_factory) -> Path:
     return project
 
 
-def test_six_h200_namespaces_and_the_four_originals_are_shipped():
-    assert NAMESPACES == ["h200-001", "h200-002", "mage-001", "mage-002", "mage-003", "mage-006",
+def test_seven_measured_namespaces_and_the_four_originals_are_shipped():
+    assert NAMESPACES == ["h100-002r", "h200-001", "h200-002", "mage-001", "mage-002", "mage-003", "mage-006",
                           *(f"original-mage-00{i}" for i in (1, 2, 3, 6))]
     for path in SHIPPED:
         Archive(path).verify()
@@ -105,7 +105,8 @@ def test_a_replay_without_the_namespace_file_holds_the_note_to_the_recorded_targ
     replay=`, no namespace file) is held to them too. Nobody pins it then, so its template (code) is not rendered:
     the note is the generated one, with the shipped note's targets table."""
     (project / "config" / "namespaces" / "h200-001.yaml").unlink()
-    (project / "config" / "namespaces" / "h200-002.yaml").unlink()  # its progression names h200-001
+    for later in ("h200-002", "h100-002r"):  # their progressions name h200-001
+        (project / "config" / "namespaces" / f"{later}.yaml").unlink()
     archive = project / "archives" / "h200-001.tar.gz"
     run = snakemake(project, "work/h200-001/note.md", "--cores", "1", "--config", f"replay={archive}")
     assert run.returncode == 0, run.stderr

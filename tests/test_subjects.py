@@ -92,6 +92,18 @@ def test_an_old_sweep_point_name_is_split_into_implementation_and_shape():
         ["cuda@1024x768", "cuda", "gelu_bias_tanh", "1024x768"], ["torch@1024x768", "torch", "torch", "1024x768"]]
 
 
+def test_a_table_whose_implementation_names_a_peer_is_read_as_written():
+    """known_peers names a peer in `implementation` and has no variant: read as a pre-subjects table, a replay
+    rewrote it with a variant column (found replaying h100-002r's archive)."""
+    peers = pd.DataFrame({"namespace": "h100-002r", "op": ["gelu", "matmul"], "shape": ["4096x768", "1024x1024x1024"],
+                          "cache": "warm", "implementation": ["compiled", "torch"], "kernel_us": [7.09, 57.14],
+                          "kernel_low_us": [7.08, 56.22], "kernel_high_us": [7.09, 57.42], "source": "h200-002",
+                          "source_sha256": "0" * 64, "gpu_name": "NVIDIA H100 80GB HBM3"})
+    for frame in (peers, peers.iloc[:0]):
+        assert migrate(frame, {"gelu": "gelu_bias_sigmoid_flat4"}, {"gelu": {}}, "known_peers") is frame
+    assert "variant" in migrate(peers, {}, {})  # without its name it is taken for an old summary
+
+
 @pytest.mark.slow  # the workflow end to end
 def test_the_pre_subjects_archive_replays_into_the_bundle_shipped_since(tmp_path):
     """Pinned in place of the shipped archive, the pre-subjects one rebuilds the same note and the same tables."""

@@ -69,7 +69,7 @@ def load(bundle: str | Path, samples: int | None = None) -> dict[str, pd.DataFra
     verify_manifest(bundle)
     resolved = bundle / "config.resolved.json"
     config = json.loads(resolved.read_text()) if resolved.is_file() else {}
-    tables = {p.stem: migrate(pd.read_parquet(p), config.get("variants", {}), config.get("shapes", {}))
+    tables = {p.stem: migrate(pd.read_parquet(p), config.get("variants", {}), config.get("shapes", {}), p.stem)
               for p in sorted((bundle / "evidence").glob("*.parquet"))}
     validate_tables(tables, samples)
     return tables

@@ -7,14 +7,19 @@ import pandas as pd
 
 from .ops import OPS
 from .subjects import COLUMNS, SWEEP
+from .tables import TABLES
 
 
-def migrate(frame: pd.DataFrame, variants: dict, shapes: dict) -> pd.DataFrame:
+def migrate(frame: pd.DataFrame, variants: dict, shapes: dict, table: str | None = None) -> pd.DataFrame:
     """A table written before subjects, in this layout: the name its `implementation` column carried becomes the
     subject. `variants` and `shapes` are the namespace's (its resolved configuration), to say which variant an
     implementation ran and at which shape; an empty mapping leaves a hand-written implementation's variant as
-    its own name and the shape empty. A table already in this layout, or with no subjects, is returned as it is."""
+    its own name and the shape empty. A table already in this layout, or with no subjects, is returned as it is;
+    so is one the registry (`table`, its name) lays out with no variant, whose `implementation` names a peer, not
+    a subject (known_peers, a table younger than subjects)."""
     if "subject" in frame or "implementation" not in frame or "op" not in frame:
+        return frame
+    if table in TABLES and "variant" not in TABLES[table].column_names:
         return frame
     summary = "kernel_us" in frame  # summary rows are the namespace's implementations, and carry no name
     described = {}

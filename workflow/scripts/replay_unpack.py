@@ -28,7 +28,7 @@ def readable(archive: Archive, name: str, data: bytes) -> pd.DataFrame:
 def in_layout(archive: Archive, name: str, frame: pd.DataFrame, layout: dict) -> pd.DataFrame:
     """The table in today's layout (evidence archived before subjects, subjects.py, is read into it; the rest is
     as it was), with every column its readers take."""
-    new = migrate(frame, layout.get("variants", {}), layout.get("shapes", {}))
+    new = migrate(frame, layout.get("variants", {}), layout.get("shapes", {}), table_of(name))
     check_required(f"archive {archive.path}: {name}", table_of(name), new)
     return new
 
