@@ -16,10 +16,10 @@ from fieldnote.evidence import load
 SHIPPED = sorted((ROOT / "archives").glob("*.tar.gz"))
 NAMESPACES = [p.name.removesuffix(".tar.gz") for p in SHIPPED]
 # recomputed on replay: the same values, maybe not the same bytes (another pyarrow may write them)
-DERIVED = {"summary.parquet", "attempts.parquet", "sweep.parquet", "claims.parquet"}
+DERIVED = {"summary.parquet", "attempts.parquet", "sweep.parquet", "claims.parquet", "verdicts.parquet"}
 # the manifest over the rebuilt bundle, and the page, which inlines the redrawn figures
 REWRITTEN = {"MANIFEST.sha256", "note.html"}
-REPLAY_RULES = re.compile(r"replay_unpack_\w+|summary|attempts|sweep|note|page|figures|bundle")
+REPLAY_RULES = re.compile(r"replay_unpack_\w+|summary|attempts|sweep|verdicts|note|page|figures|bundle")
 
 pytestmark = pytest.mark.slow  # the workflow end to end
 
@@ -53,6 +53,7 @@ def test_seven_measured_namespaces_and_the_four_originals_are_shipped():
 @pytest.mark.parametrize("ns", NAMESPACES)
 def test_replay_reproduces_the_tables_and_the_note(replayed, ns):
     bundle, archived = replayed / "results" / ns, archived_bundle(ns)
+    assert (bundle / "evidence" / "verdicts.parquet").is_file()  # an archive from before it has its verdicts too
     for name, data in archived.items():
         if name.startswith("figures/") or Path(name).name in REWRITTEN:
             assert (bundle / name).exists(), name

@@ -7,6 +7,7 @@ from dataclasses import dataclass
 
 import pandas as pd
 
+from . import verdicts
 from .subjects import adopted
 from .vocabulary import HAND_WRITTEN, IMPLEMENTATIONS, MEASURED, OPS, hand_written, us
 
@@ -134,26 +135,14 @@ def sweep(table: pd.DataFrame) -> pd.DataFrame:
 
 
 def sweep_ratios(table: pd.DataFrame) -> pd.DataFrame:
-    """Every sweep point where the hand-written kernel and a peer were both measured: ours, the fastest peer there
-    and the ratio of the two (a second hand-written toolchain is no peer); where the points have intervals, the
-    ratio's (ours' low over the peer's high, ours' high over the peer's low)."""
-    measured = table.dropna(subset=["kernel_us"])
-    mine = hand_written(measured)
-    spread = "kernel_low_us" in measured
-    rows = []
-    for (op, shape), point in measured.groupby(["op", "shape"], sort=False):
-        times = point.set_index("implementation")
-        others = times[~times.index.isin(HAND_WRITTEN)]["kernel_us"]
-        if mine in times.index and len(others):
-            best, ours = others.idxmin(), times.loc[mine]
-            row = {"op": op, "shape": shape, "ours_us": ours["kernel_us"], "best_peer": best,
-                   "best_peer_us": others.min(), "ratio": ours["kernel_us"] / others.min()}
-            if spread:
-                row |= {"ratio_low": ours["kernel_low_us"] / times.loc[best, "kernel_high_us"],
-                        "ratio_high": ours["kernel_high_us"] / times.loc[best, "kernel_low_us"]}
-            rows.append(row)
-    columns = ["op", "shape", "ours_us", "best_peer", "best_peer_us", "ratio", *(["ratio_low", "ratio_high"] * spread)]
-    return pd.DataFrame(rows, columns=columns)
+    """Every sweep point where the hand-written kernel and a peer were both measured (verdicts.sweep): ours, the
+    fastest peer there and the ratio of the two; where the points have intervals, the ratio's."""
+    rows = verdicts.sweep(table, table).rename(columns={
+        "value": "ours_us", "versus": "best_peer", "reference": "best_peer_us", "quotient": "ratio",
+        "quotient_low": "ratio_low", "quotient_high": "ratio_high"})
+    spread = "kernel_low_us" in table
+    return rows[["op", "shape", "ours_us", "best_peer", "best_peer_us", "ratio",
+                 *(["ratio_low", "ratio_high"] * spread)]].reset_index(drop=True)
 
 
 def at_or_under(points: pd.DataFrame, limit: float = 1.0) -> str:
@@ -166,20 +155,27 @@ def at_or_under(points: pd.DataFrame, limit: float = 1.0) -> str:
     return f"{under} of {len(points)}" + (f" ({across} not distinguishable from {limit:.2f})" if across else "")
 
 
-def sweep_worst(table: pd.DataFrame) -> pd.DataFrame:
+def sweep_worst(table: pd.DataFrame, rows: pd.DataFrame | None = None) -> pd.DataFrame:
     """Per op, the sweep point where the hand-written kernel stands worst against the fastest peer, and at how
-    many of the op's points it is at least as fast as every peer."""
-    ratios, rows = sweep_ratios(table), []
-    for op in [o for o in OPS if o in set(ratios["op"])]:
-        points = ratios[ratios["op"] == op]
-        worst = worst_point(ratios, op)
-        rows.append({"Operation": OPS[op], "Worst point": worst["shape"], "Ours (µs)": us(worst["ours_us"]),
-                     "Best peer there": f"{IMPLEMENTATIONS[worst['best_peer']]}"
-                                        f"{source(table, op, worst['best_peer'], worst['shape'])}, "
-                                        f"{us(worst['best_peer_us'])} µs",
-                     "Ours / best peer": f"{worst['ratio']:.2f}",
-                     "Points at or under 1.00": at_or_under(points)})
-    return pd.DataFrame(rows)
+    many of the op's points it is at least as fast as every peer (the `sweep` verdicts of `table`, or `rows`)."""
+    rows = verdicts.sweep(table, table) if rows is None else rows
+    out = []
+    for op in [o for o in OPS if o in set(rows["op"])]:
+        points = rows[rows["op"] == op]
+        worst = points[points["worst"]].iloc[0]
+        across = int((points["verdict"] == verdicts.ACROSS).sum())
+        out.append({"Operation": OPS[op], "Worst point": worst["shape"], "Ours (µs)": us(worst["value"]),
+                    "Best peer there": f"{IMPLEMENTATIONS[worst['versus']]}{from_source(worst['source'])}, "
+                                       f"{us(worst['reference'])} µs",
+                    "Ours / best peer": f"{worst['quotient']:.2f}",
+                    "Points at or under 1.00": f"{int(points['holds'].sum())} of {len(points)}"
+                                               + (f" ({across} not distinguishable from 1.00)" if across else "")})
+    return pd.DataFrame(out)
+
+
+def from_source(namespace: str) -> str:
+    """Where a verdict's peer time came from, where not from this run (peers.at_best): ` (in h200-001)`."""
+    return f" (in {namespace})" if isinstance(namespace, str) and namespace else ""
 
 
 def sweep_autotuning(tables: dict) -> str:
@@ -196,15 +192,6 @@ def sweep_autotuning(tables: dict) -> str:
             "the seed shapes it autotuned alone), so its choices here may be noisier.")
 
 
-def floor_us(op: str, shape: dict, roofline: dict) -> float:
-    """The roofline's least time at a shape: the op's least bytes at the bandwidth or its FLOPs at the FP32 peak,
-    whichever is longer."""
-    from .ops import OPS as SPECS
-
-    nbytes, flops = SPECS[op].work(shape)
-    return max(nbytes / roofline["bandwidth_gbs"] / 1e3, flops / roofline["fp32_tflops"] / 1e6)
-
-
 def peers(summary: pd.DataFrame, column: str = "kernel_us") -> tuple[str, dict[str, tuple[float, pd.Series]]]:
     """The hand-written implementation, and per op its kernel time and the library implementations' (the peers; a
     second hand-written toolchain is not one), in the other tables' order; a peer an op lacks is NaN."""
@@ -217,31 +204,24 @@ def peers(summary: pd.DataFrame, column: str = "kernel_us") -> tuple[str, dict[s
     return mine, found
 
 
-def standing(summary: pd.DataFrame, shapes: dict, roofline: dict) -> pd.DataFrame:
+def standing(summary: pd.DataFrame, shapes: dict, roofline: dict, rows: pd.DataFrame | None = None) -> pd.DataFrame:
     """Per op, the hand-written kernel against the fastest of the other implementations (the best peer), and
-    against the roofline floor at the op's shape."""
+    against the roofline floor at the op's shape: the `standing` (warm) and `roofline` verdicts of `summary`, or
+    `rows`."""
+    if rows is None:
+        rows = pd.concat([verdicts.standing(summary, summary), verdicts.roofline(summary, shapes, roofline)])
+    best = verdicts.of(rows, "standing", "warm").set_index("op")
+    floor = verdicts.of(rows, "roofline").set_index("op")
     mine, found = peers(summary)
-    rows = []
+    out = []
     for op, (ours, peers_us) in found.items():
-        best, floor = peers_us.idxmin(), floor_us(op, shapes[op], roofline)
-        rows.append({"Operation": OPS[op], **{IMPLEMENTATIONS[i]: us(v) for i, v in peers_us.items()},
-                     IMPLEMENTATIONS[mine]: us(ours), "Best peer": IMPLEMENTATIONS[best] + source(summary, op, best),
-                     "Ours / best peer": f"{ours / peers_us[best]:.2f}", "Floor (µs)": us(floor),
-                     "Ours / floor": f"{ours / floor:.2f}"})
-    return pd.DataFrame(rows)
-
-
-def source(frame: pd.DataFrame, op: str, implementation: str, shape: str | None = None, cache: str = "warm") -> str:
-    """Where a verdict's peer time came from, where not from this run (peers.at_best): ` (in h200-001)`."""
-    from .peers import SOURCE
-
-    if SOURCE[cache] not in frame:
-        return ""
-    rows = frame[(frame["op"] == op) & (frame["implementation"] == implementation)]
-    if shape is not None:
-        rows = rows[rows["shape"] == shape]
-    found = rows[SOURCE[cache]].iloc[0] if len(rows) else ""
-    return f" (in {found})" if found else ""
+        peer = best.loc[op] if op in best.index else None
+        out.append({"Operation": OPS[op], **{IMPLEMENTATIONS[i]: us(v) for i, v in peers_us.items()},
+                    IMPLEMENTATIONS[mine]: us(ours),
+                    "Best peer": "" if peer is None else IMPLEMENTATIONS[peer["versus"]] + from_source(peer["source"]),
+                    "Ours / best peer": "" if peer is None else f"{peer['quotient']:.2f}",
+                    "Floor (µs)": us(floor.loc[op, "reference"]), "Ours / floor": f"{floor.loc[op, 'quotient']:.2f}"})
+    return pd.DataFrame(out)
 
 
 def judging(tables: dict) -> tuple[pd.DataFrame, pd.DataFrame | None]:
@@ -256,36 +236,23 @@ def judging(tables: dict) -> tuple[pd.DataFrame, pd.DataFrame | None]:
     return at_best(tables["summary"], known), None if sweep_table is None else at_best(sweep_table, known)
 
 
-def peer_moves(tables: dict) -> pd.DataFrame:
+def peer_moves(tables: dict, rows: pd.DataFrame | None = None) -> pd.DataFrame:
     """Each verdict's ratio that a peer's best known time moves: at the seed shapes (warm and cold) and the sweep's
-    points, ours over the best peer of this run, and over the best known, with where that came from."""
-    summary, sweep_table = judging(tables)
-    pairs = [(tables["summary"], summary, "seed shape", "warm", "kernel_us"),
-             (tables["summary"], summary, "seed shape", "cold", "kernel_cold_us")]
-    if sweep_table is not None:
-        pairs.append((tables["sweep"], sweep_table, "sweep point", "warm", "kernel_us"))
-    rows = []
-    for raw, best, where, cache, column in pairs:
-        if column not in raw:
-            continue
-        for (op, shape), point in best.dropna(subset=[column]).groupby(["op", "shape"], sort=False):
-            mine = hand_written(point)
-            here = point.set_index("implementation")
-            before = raw[(raw["op"] == op) & (raw["shape"] == shape)].set_index("implementation")[column]
-            others = ~here.index.isin(HAND_WRITTEN)
-            if mine is None or not others.any():
-                continue
-            peer = here.loc[others, column].idxmin()
-            this_run = before[~before.index.isin(HAND_WRITTEN)].min()
-            if not here.loc[peer, column] < this_run:
-                continue
-            ours = here.loc[mine, column]
-            rows.append({"Operation": OPS[op], "Shape": shape, "Verdict at": where, "L2": cache,
-                         "Best peer this run (µs)": us(this_run), "Best known (µs)": us(here.loc[peer, column]),
-                         "Best known": IMPLEMENTATIONS[peer] + source(best, op, peer, shape, cache),
-                         "Ours / best peer this run": f"{ours / this_run:.2f}",
-                         "Ours / best known": f"{ours / here.loc[peer, column]:.2f}"})
-    return pd.DataFrame(rows)
+    points, ours over the best peer of this run, and over the best known, with where that came from (the
+    `standing` and `sweep` verdicts, or `rows`)."""
+    if rows is None:
+        summary, sweep_table = judging(tables)
+        rows = pd.concat([verdicts.standing(tables["summary"], summary),
+                          *([verdicts.sweep(tables["sweep"], sweep_table)] if sweep_table is not None else [])])
+    moved = rows[rows["kind"].isin(["standing", "sweep"]) & (rows["reference"] < rows["reference_this_run"])]
+    return pd.DataFrame({
+        "Operation": moved["op"].map(OPS), "Shape": moved["shape"],
+        "Verdict at": moved["kind"].map({"standing": "seed shape", "sweep": "sweep point"}), "L2": moved["cache"],
+        "Best peer this run (µs)": moved["reference_this_run"].map(us), "Best known (µs)": moved["reference"].map(us),
+        "Best known": [IMPLEMENTATIONS[p] + from_source(n) for p, n in zip(moved["versus"], moved["source"],
+                                                                            strict=True)],
+        "Ours / best peer this run": (moved["value"] / moved["reference_this_run"]).map("{:.2f}".format),
+        "Ours / best known": moved["quotient"].map("{:.2f}".format)}).reset_index(drop=True)
 
 
 NOT_MEASURED = "not measured"
@@ -559,19 +526,28 @@ def markdown(frame: pd.DataFrame) -> str:
     return "\n".join([header, rule, *rows])
 
 
+def verdict_table(namespace: str, tables: dict[str, pd.DataFrame], roofline: tuple[dict, dict] | None = None,
+                  targets: dict | None = None, predictions: tuple[dict, ...] = ()) -> pd.DataFrame:
+    """Every verdict the note states (verdicts.py), each peer at its best known: the `verdicts` evidence table."""
+    return verdicts.table(namespace, tables, *judging(tables), roofline, judged(tables, targets, predictions))
+
+
 def generated(namespace: str, tables: dict[str, pd.DataFrame], history: dict | None = None,
               roofline: tuple[dict, dict] | None = None, targets: dict | None = None,
-              predictions: tuple[dict, ...] = ()) -> dict[str, str]:
+              predictions: tuple[dict, ...] = (), rows: pd.DataFrame | None = None) -> dict[str, str]:
     """The note's generated tables (markdown) by name, each where the evidence has it: the default note places
-    them all, an authored note (authored.py) places those it names."""
+    them all, an authored note (authored.py) places those it names. `rows`: the verdicts (verdict_table), which
+    the tables word."""
     summary = tables["summary"]
     judged_summary, judged_sweep = judging(tables)
+    if rows is None:
+        rows = verdict_table(namespace, tables, roofline, targets, predictions)
     found = {"kernel_and_span": kernel_and_span(summary), "kernel": by_implementation(summary, "kernel_us"),
              "span": by_implementation(summary, "span_mean_us"),
              "launches": by_implementation(summary, "launches", fmt=lambda v: "" if pd.isna(v) else str(int(v))),
              "resources": resources(tables["kernels"])}
     if roofline:
-        found["standing"] = standing(judged_summary, *roofline)
+        found["standing"] = standing(judged_summary, *roofline, rows=rows)
         if "counters" in tables:
             found["counters"] = counters(tables["counters"])
     if "sweep_counters" in tables:
@@ -582,11 +558,11 @@ def generated(namespace: str, tables: dict[str, pd.DataFrame], history: dict | N
         found["control_band"] = control_band(band)
     if "sweep" in tables:
         found["sweep"] = sweep(tables["sweep"])
-        found["sweep_worst"] = sweep_worst(judged_sweep)
+        found["sweep_worst"] = sweep_worst(judged_sweep, verdicts.of(rows, "sweep"))
     if targets:
         found["targets"] = against_targets(judged_summary, judged_sweep, targets, tables.get("ceilings"))
     if "known_peers" in tables:
-        found["known_peers"] = peer_moves(tables)
+        found["known_peers"] = peer_moves(tables, rows)
     for name, table, view in (("attempts", "attempts", attempts), ("ptxas", "resources", ptxas),
                               ("census", "census", triton_census)):
         if table in tables:
@@ -595,7 +571,7 @@ def generated(namespace: str, tables: dict[str, pd.DataFrame], history: dict | N
         found["cache"] = warm_and_cold(summary)
     if "ceilings" in tables and not tables["ceilings"].empty:
         found["ceilings"] = ceilings(tables["ceilings"])
-        found["floors"] = floors(summary, tables["ceilings"])
+        found["floors"] = floors(summary, tables["ceilings"], verdicts.of(rows, "floor"))
     checks = tables.get("checks")
     if checks is not None and "generated_sha256" in checks and checks["generated_sha256"].notna().any():
         found["inductor"] = inductor_choices(checks)
@@ -661,37 +637,39 @@ def _compute_ceiling(op: str, probes: pd.DataFrame) -> dict:
     return row
 
 
-NOT_PHYSICAL = "not physical"
+NOT_PHYSICAL = verdicts.NOT_PHYSICAL
 
 
-def floors(summary: pd.DataFrame, table: pd.DataFrame) -> pd.DataFrame:
-    """Per op and implementation, its kernel time against both floors measured in the same cache state: the copy of
-    its traffic and, where probes of its contract's unit ran, its FLOPs at the fastest probe's rate; a time whose
-    interval lies wholly below either floor's is marked not physical (ceiling.faster_than)."""
-    from .ceiling import COMPUTE, UNITS, best, faster_than
+def floors(summary: pd.DataFrame, table: pd.DataFrame, rows: pd.DataFrame | None = None) -> pd.DataFrame:
+    """Per op and implementation, its kernel time against both floors measured in the same cache state (the
+    `floor` verdicts of `summary`, or `rows`): the copy of its traffic and, where probes of its contract's unit
+    ran, its FLOPs at the fastest probe's rate; a time whose interval lies wholly below either floor's is marked
+    not physical."""
+    from .ceiling import COMPUTE, UNITS, best
 
-    chosen, probes, rows = best(table), best(table, COMPUTE), []
-    measured = in_table_order(summary[summary["op"].isin(set(table["op"]))])
-    for r in measured.itertuples():
+    rows = verdicts.floors(summary, table) if rows is None else rows
+    compute, out = not best(table, COMPUTE).empty, []
+    for r in in_table_order(summary[summary["op"].isin(set(table["op"]))]).itertuples():
         row, flags = {"Operation": OPS[r.op], "Implementation": implementation_name(r.implementation)}, []
-        for cache, time, high in (("warm", "kernel_us", "kernel_high_us"),
-                                  ("cold", "kernel_cold_us", "kernel_cold_high_us")):
-            copy, probe = (t.loc[(r.op, cache)] if (r.op, cache) in t.index else None for t in (chosen, probes))
-            value, name = getattr(r, time, float("nan")), cache.capitalize()
-            if pd.isna(value) or (copy is None and probe is None):
+        mine = rows[(rows["op"] == r.op) & (rows["implementation"] == r.implementation)]
+        for cache in ("warm", "cold"):
+            here, name = mine[mine["cache"] == cache], cache.capitalize()
+            if here.empty:
                 continue
-            row[f"{name} (µs)"] = us(value)
-            row[f"{name} / copy"] = "—" if copy is None else f"{value / copy['kernel_us']:.2f}"
-            if copy is not None and faster_than(getattr(r, high), copy["floor_low_us"]):
+            copy, probe = here[here["versus"] == "copy"], here[here["versus"] != "copy"]
+            row[f"{name} (µs)"] = us(here["value"].iloc[0])
+            row[f"{name} / copy"] = "—" if copy.empty else f"{copy['quotient'].iloc[0]:.2f}"
+            if (copy["verdict"] == NOT_PHYSICAL).any():
                 flags.append(f"{NOT_PHYSICAL} ({cache}: faster than the copy of its bytes)")
-            if probes.empty:
+            if not compute:
                 continue
-            row[f"{name} / compute floor"] = "—" if probe is None else f"{value / probe['floor_us']:.2f}"
-            if probe is not None and faster_than(getattr(r, high), probe["floor_low_us"]):
-                flags.append(f"{NOT_PHYSICAL} ({cache}: faster than its FLOPs at the {UNITS[probe['unit']]} rate)")
-        row["Judged"] = "; ".join(flags) or "within the ceiling"
-        rows.append(row)
-    return pd.DataFrame(rows)
+            row[f"{name} / compute floor"] = "—" if probe.empty else f"{probe['quotient'].iloc[0]:.2f}"
+            if (probe["verdict"] == NOT_PHYSICAL).any():
+                flags.append(f"{NOT_PHYSICAL} ({cache}: faster than its FLOPs at the "
+                             f"{UNITS[probe['versus'].iloc[0]]} rate)")
+        row["Judged"] = "; ".join(flags) or verdicts.WITHIN
+        out.append(row)
+    return pd.DataFrame(out)
 
 
 def floors_section(table: pd.DataFrame, made: dict) -> list[str]:

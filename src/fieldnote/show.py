@@ -12,6 +12,8 @@ VIEWS = {
                   "ptx_async_copies_128bit", "ptx_global_stores"],
     "census": ["op", "kernel", "num_warps", "registers", "shared_bytes", "global_loads_32bit",
                "global_loads_128bit", "async_copies", "global_stores_32bit", "global_stores_128bit", "barriers"],
+    "verdicts": ["kind", "op", "shape", "cache", "implementation", "versus", "source", "value", "reference",
+                 "quotient", "quotient_low", "quotient_high", "verdict"],
 }
 
 

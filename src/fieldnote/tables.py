@@ -234,6 +234,31 @@ REGISTRY = (
                      "empty for a claim"),
         c("file line", "", "where in the template (a generated note: the namespace file, line 0)"),
     ), derived=True),
+    Table("verdicts", "judgment the note states beside a number, made before any word of it (verdicts.py)", (
+        NS, c("kind", "", "`standing` (ours against the fastest peer at the seed shape, each peer at its best known), "
+                          "`roofline` (against the roofline's least time there), `sweep` (against the fastest peer "
+                          "at a sweep point), `floor` (a kernel time against a floor measured beside it), `target` "
+                          "or `prediction` (as in claims)"),
+        c("op shape cache implementation", "", "where it is made and whose time is judged (a prediction: no op)"),
+        c("versus source what", "", "what it is judged against: the peer, `roofline`, `copy` or the probed unit "
+                                    "(`tf32_tensor`, `fp32_fma`), or the namespace's key of a target or prediction; "
+                                    "where that came from (a peer's best-known namespace, empty for this run; a "
+                                    "floor's launch or probe); for a target or prediction, the judged value in words"),
+        c("value value_low value_high", "µs, or the target's unit", "the judged value and its interval, where it "
+                                                                    "has one"),
+        c("reference reference_low reference_high", "as value", "what it is judged against, and its interval"),
+        c("reference_this_run", "µs", "a peer verdict's fastest peer in this run alone (below it, a best-known time "
+                                      "moved the ratio)"),
+        c("quotient quotient_low quotient_high", "ratio", "value over reference, and its interval (ours' low over "
+                                                          "the peer's high, ours' high over the peer's low)"),
+        c("relation verdict holds", "", "a target's or prediction's relation, as in claims; the outcome: `at or "
+                                        "under`, `not distinguishable` or `over` 1.00 for a peer verdict (by the "
+                                        "interval where there is one, else by the quotient to two places), "
+                                        "`within the ceiling` or `not physical` for a floor, as in claims for a "
+                                        "target or prediction; whether it holds"),
+        c("margin relative_margin", "", "as in claims, for a target or prediction"),
+        c("worst", "bool", "a sweep verdict at the op's highest quotient, the point the note names"),
+    ), derived=True),
     Table("quoted", "declared quotation", (
         c("key says value unit decimals", "", "what it is, what it says, its value as declared"),
         c("position provenance", "", "its place in the declaration; the source's file and SHA-256"),

@@ -199,7 +199,8 @@ def built_tables(ns):
 
 
 def bundle_tables(ns):
-    measured = ("checks", *built_tables(ns), "spans", "gpu_state", "kernels", "capture_summary", "summary", "claims")
+    measured = ("checks", *built_tables(ns), "spans", "gpu_state", "kernels", "capture_summary", "summary", "claims",
+                "verdicts")
     measured += ("sanitizer",) if sanitizer_table(ns) else ()
     measured += ("ceilings",) if has_ceilings(ns) else ()
     measured += ("compiled_tunes",) if has_tunes(ns) else ()
@@ -213,9 +214,10 @@ def bundle_tables(ns):
         "capture_summary",
         "summary",
         "claims",
+        "verdicts",
     )
     if NAMESPACES[ns].replay:
-        names = list(dict.fromkeys([*ARCHIVES[ns].tables(), "claims"]))
+        names = list(dict.fromkeys([*ARCHIVES[ns].tables(), "claims", "verdicts"]))
     elif NAMESPACES[ns].imported:
         names = imported
     else:
@@ -381,6 +383,12 @@ def note_tables(ns):
         + (("compiled_tunes",) if has_tunes(ns) else ())
         + (("known_peers",) if has_known_peers(ns) else ())
     )
+
+
+def verdict_tables(ns):
+    """The tables the verdicts are made from (verdicts.py), where the namespace has them."""
+    judged = ("summary", "sweep", "ceilings", "known_peers", "attempts")
+    return tuple(t for t in note_tables(ns) if t in judged)
 
 
 def has_known_peers(ns):

@@ -29,10 +29,30 @@ use rule summary as attempts with:
         attempts=lambda w: list(ns_of(w).attempts),
 
 
+rule verdicts:
+    """Every judgment the note states beside a number (verdicts.py): made here, worded by the note."""
+    input:
+        unpack(lambda w: {name: evidence_table(w.ns, name) for name in verdict_tables(w.ns)}),
+        code=code_of("verdicts"),
+    output:
+        "work/{ns}/verdicts.parquet",
+    log:
+        log_of("verdicts", "ns"),
+    params:
+        tables=lambda w: list(verdict_tables(w.ns)),
+        shapes=lambda w: ns_of(w).shapes,
+        roofline=lambda w: ns_of(w).roofline if ns_of(w).sweep else None,
+        targets=lambda w: ns_of(w).targets,
+        config=lambda w: published_config(w.ns),
+    script:
+        "../scripts/verdicts.py"
+
+
 rule note:
     input:
         unpack(lambda w: {name: evidence_table(w.ns, name) for name in note_tables(w.ns)}),
         unpack(lambda w: history_inputs(w.ns)),
+        verdicts="work/{ns}/verdicts.parquet",
         history=lambda w: list(history_files(w.ns).values()),
         template=lambda w: note_template(w.ns) or [],
         environment=lambda w: environment_file(w.ns),

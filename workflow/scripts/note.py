@@ -32,8 +32,9 @@ def main(snakemake):
     views = history(snakemake)
     predictions = tuple((p.config or {}).get("predictions") or ())
     try:
-        made = note.generated(snakemake.wildcards.ns, tables, views, roofline, p.targets, predictions)
-        judged = note.judged(tables, p.targets, predictions)  # the verdicts of the tables that make them
+        judged = note.judged(tables, p.targets, predictions)  # the targets' and predictions' comparisons
+        verdicts = pd.read_parquet(i.verdicts)
+        made = note.generated(snakemake.wildcards.ns, tables, views, roofline, p.targets, predictions, verdicts)
         if p.template:
             past = {Path(name).name.removesuffix(".parquet"): pd.read_parquet(path)
                     for name, path in zip(p.history, i.history, strict=True)}

@@ -1,0 +1,18 @@
+import pandas as pd
+
+from fieldnote import note
+from fieldnote.io import write_table
+from fieldnote.script import entry
+
+
+@entry
+def main(snakemake):
+    i, p = snakemake.input, snakemake.params
+    tables = {name: pd.read_parquet(i[name]) for name in p.tables}
+    roofline = (p.shapes, p.roofline) if p.roofline else None
+    predictions = tuple((p.config or {}).get("predictions") or ())
+    rows = note.verdict_table(snakemake.wildcards.ns, tables, roofline, p.targets, predictions)
+    write_table(snakemake.output[0], rows)
+
+
+main(snakemake)  # noqa: F821
