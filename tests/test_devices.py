@@ -3,8 +3,10 @@ import pytest
 import yaml
 from conftest import ROOT
 
-from fieldnote import devices
+from fieldnote import authored, devices
 from fieldnote.errors import PipelineError
+
+note_of = authored.generated_note  # the note of a namespace that names no template
 
 
 def test_the_count_is_the_configuration_s_else_the_visible_gpus(monkeypatch):
@@ -73,13 +75,12 @@ def two_gpu_kernels():
 def test_the_note_says_when_the_measurements_ran_on_several_gpus():
     from test_note import h200_tables
 
-    from fieldnote import note
 
     tables = h200_tables()
-    assert "GPUs of one host" not in note.render("x", "", {"gpu": "NVIDIA H200"}, tables)
+    assert "GPUs of one host" not in note_of("x", "", {"gpu": "NVIDIA H200"}, tables)
     one = tables["kernels"].assign(gpu_index=0, gpu_uuid="GPU-a", gpu_name="NVIDIA H200")
-    assert "GPUs of one host" not in note.render("x", "", {"gpu": "NVIDIA H200"}, {**tables, "kernels": one})
-    text = note.render("x", "", {"gpu": "NVIDIA H200"}, {**tables, "kernels": two_gpu_kernels()})
+    assert "GPUs of one host" not in note_of("x", "", {"gpu": "NVIDIA H200"}, {**tables, "kernels": one})
+    text = note_of("x", "", {"gpu": "NVIDIA H200"}, {**tables, "kernels": two_gpu_kernels()})
     assert "The measurements ran on 2 GPUs of one host (2 x NVIDIA H200)" in text
 
 

@@ -5,10 +5,12 @@ import pandas as pd
 import pytest
 from conftest import shipped_table
 
-from fieldnote import note
+from fieldnote import authored, note
 from fieldnote.capture.summary import summarize
 from fieldnote.errors import PipelineError
 from fieldnote.measurements import summary
+
+note_of = authored.generated_note  # the note of a namespace that names no template
 
 FIXTURES = Path(__file__).parent / "fixtures"
 
@@ -25,7 +27,7 @@ def h200_tables() -> dict[str, pd.DataFrame]:
 
 def test_measured_note_has_every_supported_table_with_two_decimals():
     tables = h200_tables()
-    text = note.render("mage-006", "The load in flight.", {"gpu": "NVIDIA H200"}, tables)
+    text = note_of("mage-006", "The load in flight.", {"gpu": "NVIDIA H200"}, tables)
     cuda = tables["summary"].set_index(["op", "implementation"]).loc[("matmul", "cuda")]
     assert f"| Matrix multiplication | {cuda['kernel_us']:.2f} | {cuda['span_mean_us']:.2f} |" in text
     for heading in ("## Kernel and span per operation (CUDA C++)", "## GPU kernel time, all implementations",
@@ -36,10 +38,26 @@ def test_measured_note_has_every_supported_table_with_two_decimals():
     assert "| `matmul_cpasync_2buf_64x64` | 79 | 0 / 0 | 33792 | 1 |" in text
 
 
+def test_the_generated_note_is_a_template_the_authored_engine_renders(tmp_path, monkeypatch):
+    """One note engine: the generated note is templates/generated.md, held to the same rules as an authored
+    template (a numeral typed into it is refused) and placing the same generated tables."""
+    from fieldnote.errors import PipelineError
+
+    tables = h200_tables()
+    text = note_of("mage-006", "", {"gpu": "NVIDIA H200"}, tables)
+    assert "\n\n\n" not in text and text.endswith(".\n") and text.startswith("# mage-006\n\n")
+    edited = tmp_path / "generated.md"
+    edited.write_text(authored.GENERATED.read_text().replace("## Kernel launches per iteration",
+                                                             "## Kernel launches per iteration, 4 of them"))
+    monkeypatch.setattr(authored, "GENERATED", edited)
+    with pytest.raises(PipelineError, match="line .*: the number '4' is typed by hand"):
+        note_of("mage-006", "", {"gpu": "NVIDIA H200"}, tables)
+
+
 def test_every_microsecond_in_the_note_has_two_decimals():
     import re
 
-    text = note.render("mage-006", "", {"gpu": "NVIDIA H200"}, h200_tables())
+    text = note_of("mage-006", "", {"gpu": "NVIDIA H200"}, h200_tables())
     cells = [cell for table in re.findall(r"## [^\n]*µs[^\n]*\n\n((?:\|[^\n]*\n)+)", text)
              for cell in re.findall(r"\| ([0-9.]+) (?=\|)", table)]
     assert len(cells) >= 20
@@ -96,9 +114,9 @@ def test_standing_sets_ours_against_the_best_peer_and_the_roofline_floor():
     assert matmul["Best peer"] == "PyTorch" and matmul["Floor (µs)"] == "32.05"
     assert matmul["Ours / best peer"] == f"{t[('matmul', 'cuda')] / best:.2f}"
     assert rows.loc["Bias + GELU", "Floor (µs)"] == "5.85"
-    text = note.render("h200-001", "", {"gpu": "NVIDIA H200"}, tables, roofline=(shapes, roof))
+    text = note_of("h200-001", "", {"gpu": "NVIDIA H200"}, tables, roofline=(shapes, roof))
     assert "## CUDA C++ against the best peer and the roofline (kernel time, µs)" in text
-    assert "against the best peer" not in note.render("mage-006", "", {"gpu": "NVIDIA H200"}, tables)
+    assert "against the best peer" not in note_of("mage-006", "", {"gpu": "NVIDIA H200"}, tables)
     summary = tables["summary"]  # and a fourth implementation, for the last op only
     compiled = summary[summary["op"] == "neighbor"].iloc[[0]].assign(implementation="compiled")
     rows = note.standing(pd.concat([summary, compiled]), shapes, roof)
@@ -122,8 +140,8 @@ def test_counters_stand_beside_the_standing_one_row_a_kernel():
               "layernorm": {"rows": 4096, "cols": 768}, "triangle": {"n": 128, "channels": 32},
               "neighbor": {"nodes": 4096, "features": 64, "edges": 65536}}
     roof = {"bandwidth_gbs": 4300, "fp32_tflops": 67, "l2_bytes": 60 * 2**20}
-    assert "Nsight Compute's counters" in note.render("h200-001", "", {"gpu": "H200"}, tables, roofline=(shapes, roof))
-    assert "Nsight Compute's counters" not in note.render("mage-006", "", {"gpu": "H200"}, tables)
+    assert "Nsight Compute's counters" in note_of("h200-001", "", {"gpu": "H200"}, tables, roofline=(shapes, roof))
+    assert "Nsight Compute's counters" not in note_of("mage-006", "", {"gpu": "H200"}, tables)
 
 
 def test_targets_say_by_how_much_each_is_missed_and_a_miss_needs_its_limit():
@@ -265,21 +283,21 @@ def test_the_generated_note_sets_each_prediction_against_its_outcome():
     around = {"variant": variant, "metric": "kernel", "made": "2026-12-02", "source": "docs/x.md, section 1",
               "low_us": round(matmul["kernel_us"] - 1, 2), "high_us": round(matmul["kernel_us"] + 1, 2)}
     above = {**around, "low_us": round(matmul["kernel_us"] + 1, 2), "high_us": round(matmul["kernel_us"] + 2, 2)}
-    text = note.render("mage-006", "", {"gpu": "NVIDIA H200"}, tables, predictions=(around, above))
+    text = note_of("mage-006", "", {"gpu": "NVIDIA H200"}, tables, predictions=(around, above))
     section = text.split("## Each change's prediction against its outcome", 1)[1]
     assert f"| `{variant}` | GPU kernel time |" in section and "| held |" in section
     assert "| faster than predicted |" in section
-    assert "prediction against its outcome" not in note.render("mage-006", "", {"gpu": "NVIDIA H200"}, tables)
+    assert "prediction against its outcome" not in note_of("mage-006", "", {"gpu": "NVIDIA H200"}, tables)
 
 
 def test_a_kernel_past_the_fp32_roof_is_said_to_run_on_the_tensor_cores():
     """h200-002's sweep (its fourteenth-session run): the 3xTF32 matmul passes the FP32 roof at its larger sizes."""
     tables = {**h200_tables(), "sweep": pd.read_parquet(FIXTURES / "h200-002-sweep.parquet")}
     said = "those kernels run on the tensor cores"
-    assert said in note.render("mage-006", "", {"gpu": "NVIDIA H200"}, tables)
+    assert said in note_of("mage-006", "", {"gpu": "NVIDIA H200"}, tables)
     sweep = tables["sweep"]
     under = sweep[~((sweep["op"] == "matmul") & (sweep["implementation"] == "cuda"))]
-    assert said not in note.render("mage-006", "", {"gpu": "NVIDIA H200"}, {**tables, "sweep": under})
+    assert said not in note_of("mage-006", "", {"gpu": "NVIDIA H200"}, {**tables, "sweep": under})
 
 
 def test_a_value_that_rounds_to_its_target_but_lies_past_it_is_missed():

@@ -27,7 +27,8 @@ def test_dry_run_plans_every_stage(project: Path):
         "capture_counters": 5, "kernels": 1, "counters": 1, "capture_summary": 1, "summary": 5,
         "sweep_check": 30, "sweep_capture": 5, "sweep_collect": 1, "sweep_kernels": 1, "sweep": 1,
         "tune_compiled": 5, "compiled_tunes": 1, "known_peers": 1,
-        **{f"replay_unpack_mage_00{i}": 1 for i in (1, 2, 3, 6)}, "verdicts": 1, "note": 1, "page": 1, "figures": 1, "bundle": 1}
+        **{f"replay_unpack_mage_00{i}": 1 for i in (1, 2, 3, 6)}, "verdicts": 1, "note": 1, "page": 1, "figures": 1,
+        "bundle": 1}
 
 
 def planned_gpu_jobs(stdout: str) -> list[tuple[str, int, int]]:

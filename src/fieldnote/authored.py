@@ -425,11 +425,14 @@ class Rendered:
 
 
 def render(template: Path, evidence: Evidence, generated: dict, figures: dict[str, str],
-           name: str | None = None, judged: dict[str, pd.DataFrame] | None = None) -> Rendered:
+           name: str | None = None, judged: dict[str, pd.DataFrame] | None = None,
+           words: dict | None = None) -> Rendered:
     """`generated`: the note's generated tables and sections by name (markdown); `figures`: each figure's
     caption by name; `name`: the template as the namespace names it (a replay may read the archive's copy), which
     the claims table records; `judged`: the verdicts of the generated tables that make them (note.judged), recorded
-    with the claims where the template places their table. The template's numerals are checked before it renders."""
+    with the claims where the template places their table; `words`: the generated note's worded sections
+    (note.words), whose template is a paragraph a section, an empty one leaving no trace. The template's numerals
+    are checked before it renders."""
     template = Path(template)
     env = environment(template.parent)
     env.filters["kernel_of"] = lambda ns, op, impl=None: evidence.kernel(op, impl, ns)  # stages | map(...)
@@ -464,6 +467,7 @@ def render(template: Path, evidence: Evidence, generated: dict, figures: dict[st
         stages=list((evidence.config.get("progression") or {}).get("namespaces", [])),
         verification=lambda: tables_of.verification(evidence.tables["spans"], imported),
         sanitizer=lambda: tables_of.sanitizer_summary(evidence.tables["sanitizer"]))
+    helpers.update(words or {})
     try:
         with bounds(str(template)):
             text = stream(_with_filename(env, source, template, helpers), str(template))
@@ -493,10 +497,30 @@ def render(template: Path, evidence: Evidence, generated: dict, figures: dict[st
     if missing:
         raise PipelineError(f"{template}: places no figure {missing[0]!r}: every figure of the namespace has its "
                             "place in the note (figure(name, caption))")
+    if words is not None:
+        text = re.sub(r"\n{3,}", "\n\n", text).strip("\n") + "\n"
     if QUOTED_MARK in text:
         text += ("\n" + QUOTED_MARK + " Quoted, not measured: the value comes from the namespace's declared "
                  "quotations (evidence/quoted.parquet), whose provenance each row names.\n")
     return Rendered(text, claims.table(evidence.namespace))
+
+
+GENERATED = Path(__file__).parent / "templates" / "generated.md"
+
+
+def generated_note(namespace: str, description: str, environment: dict, tables: dict[str, pd.DataFrame],
+                   history: dict | None = None, roofline: tuple[dict, dict] | None = None,
+                   targets: dict | None = None, provenance: dict | None = None, figures: dict | None = None,
+                   predictions: tuple[dict, ...] = (), made: dict[str, str] | None = None) -> str:
+    """The note of a namespace that names no template: templates/generated.md, every generated table where the
+    evidence has it (note.generated, or `made`), rendered by the same engine as an authored note. The arguments
+    are note.words'; `predictions`: the namespace's, each set against its outcome."""
+    if made is None:
+        made = tables_of.generated(namespace, tables, history, roofline, targets, predictions)
+    said = tables_of.words(namespace, description, environment, tables, made, history, roofline, targets,
+                           provenance, figures)
+    evidence = Evidence(namespace, tables, environment, {}, {})
+    return render(GENERATED, evidence, made, figures or {}, words=said).text
 
 
 def _with_filename(env: jinja2.Environment, source: str, path: Path, helpers: dict) -> jinja2.Template:

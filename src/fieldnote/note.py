@@ -1,5 +1,7 @@
-"""note.md: a template over the evidence tables. One function per table returns rows (a DataFrame); the
-markdown is the last step. No number is typed here: each comes from a table of the bundle."""
+"""The note's generated tables and worded sections: one function per table returns rows (a DataFrame), the
+markdown is the last step; the judgments they word are the verdicts' (verdicts.py). A template places them
+(authored.render: a namespace's own, or templates/generated.md). No number is typed here: each comes from a table
+of the bundle."""
 from __future__ import annotations
 
 import sys
@@ -9,7 +11,7 @@ import pandas as pd
 
 from . import verdicts
 from .subjects import adopted
-from .vocabulary import HAND_WRITTEN, IMPLEMENTATIONS, MEASURED, OPS, hand_written, us
+from .vocabulary import HAND_WRITTEN, IMPLEMENTATIONS, OPS, hand_written, us
 
 
 def ordered(frame: pd.DataFrame) -> pd.DataFrame:
@@ -791,109 +793,44 @@ def several_gpus(tables: dict[str, pd.DataFrame]) -> str:
             "control band compares captures of one GPU model only.")
 
 
-def render(namespace: str, description: str, environment: dict, tables: dict[str, pd.DataFrame],
-           history: dict | None = None, roofline: tuple[dict, dict] | None = None,
-           targets: dict | None = None, provenance: dict | None = None, figures: dict | None = None,
-           predictions: tuple[dict, ...] = ()) -> str:
-    """The default note, for a namespace that names no template: every generated table in a fixed order.
-    `history`: optional cross-namespace views, {"progression": (summaries, changes), "drift": (baseline name,
-    (summary, kernels) of the baseline)}. `roofline`: (shapes, roofline) for the standing against peers and floor.
-    `targets`: the namespace's targets and what limits each miss. `provenance`: set for an archive nobody pinned.
-    `predictions`: the namespace's, each set against its outcome."""
-    summary = tables["summary"]
-    spans = tables["spans"]
+def words(namespace: str, description: str, environment: dict, tables: dict[str, pd.DataFrame],
+          made: dict[str, str], history: dict | None = None, roofline: tuple[dict, dict] | None = None,
+          targets: dict | None = None, provenance: dict | None = None,
+          figures: dict | None = None) -> dict[str, object]:
+    """What the generated note's template (templates/generated.md) says beside the tables `made`: its worded
+    sections, by name, each empty where the evidence has nothing for it. `history`: optional cross-namespace views,
+    {"progression": (summaries, changes), "drift": (baseline name, (summary, kernels) of the baseline)};
+    `roofline`: (shapes, roofline) for the standing against peers and floor; `targets`: the namespace's targets and
+    what limits each miss; `provenance`: set for an archive nobody pinned."""
+    summary, spans = tables["summary"], tables["spans"]
     eager = spans[spans["mode"] == "eager"]
-    samples = eager.groupby(["op", "subject"]).size()
     mine = IMPLEMENTATIONS.get(hand_written(summary), "hand-written")
     hands = [IMPLEMENTATIONS[i] for i in HAND_WRITTEN if i in set(summary["implementation"])]
-    made = generated(namespace, tables, history, roofline, targets, predictions)
-    sections = [
-        f"# {namespace}", *([unverified(provenance)] if provenance else []), description,
-        f"GPU: {environment.get('gpu', 'unknown')}. Kernel time is the sum of "
-        f"captured kernel durations per iteration ({', '.join(sorted(set(summary['backend'].dropna())))}); a span "
-        f"is the mean of {samples.min()} warmed CUDA-event samples around one call "
-        f"in {eager['round'].nunique()} rounds with rotating implementation order.{several_gpus(tables)}",
-        f"## Kernel and span per operation ({mine})", made["kernel_and_span"],
-        "## GPU kernel time, all implementations (µs)", made["kernel"],
-        "## Time around the call, all implementations (mean span, µs)", made["span"],
-        "## Kernel launches per iteration", made["launches"],
-        f"## Resources the capture reports for the {' and '.join(hands) or mine} kernels", made["resources"],
-    ]
-    if roofline:
-        shapes, roof = roofline
-        sections += [f"## {mine} against the best peer and the roofline (kernel time, µs)",
-                     f"The floor is the op's least bytes at {roof['bandwidth_gbs']} GB/s or its FLOPs at "
-                     f"{roof['fp32_tflops']} TFLOP/s (FP32), whichever is longer. Inputs that stay in L2 between "
-                     "calls can beat it.", made["standing"]]
-        if "counters" in made:
-            sections += ["What limits each of them, in Nsight Compute's counters at the same shapes (clocks and "
-                         "caches left as they run; percentages of the peak sustained rate):", made["counters"]]
-    sections += history_sections(namespace, tables, history or {}, made)
-    if "cache" in made:
-        sections += ["## Warm and cold L2",
-                     "Kernel time with the inputs left in L2 between calls (the tables above) and with L2 flushed "
-                     "before each call, outside its range, captured side by side in one session:", made["cache"]]
-    if "ceilings" in made:
-        sections += floors_section(tables["ceilings"], made)
-    if "control_band" in made:
-        band = tables["capture_summary"]
-        margin = f"{band['band_margin'].iloc[0]:.0%}"
-        sections += ["## The control band",
-                     "Every implementation was captured several times in one session, in rotating order. A capture "
-                     f"further than {margin} outside the band of the others ran under load: it is labelled here and "
-                     "kept in the evidence, and the kernel time above is the median of all captures.",
-                     made["control_band"]]
-    if "sweep" in tables:
-        skipped = tables["sweep"][tables["sweep"]["kernel_us"].isna()]
-        sections += ["## The size sweep against the roofline",
-                     "Every implementation at each size the namespace lists, checked at that size and then captured; "
-                     f"the figures `sweep-<op>` show where each falls off.{sweep_autotuning(tables)} At the largest "
-                     "size of each op:", made["sweep"],
-                     "Against the fastest peer at every size: where the hand-written kernel stands worst, and at how "
-                     "many sizes it is at least as fast as every peer (the ratio as shown, to two places):",
-                     made["sweep_worst"]]
-        if ((tables["sweep"]["bound"] == "compute") & (tables["sweep"]["fraction_of_roof"] > 1)).any():
-            sections += ["Past the whole of a compute roof: those kernels run on the tensor cores, which the FP32 "
-                         "roof (the FP32 pipes' peak) does not bound."]
-        sections += [f"Left out: {r.implementation} at {r.op} {r.shape} ({r.reason})." for r in skipped.itertuples()]
-    if "known_peers" in made:
-        sections += known_peers_section(made["known_peers"])
-    if targets:
-        sections += targets_section(*judging(tables), targets, tables.get("ceilings"), made.get("point_counters"))
-    if "attempts" in tables:
-        sections += ["## Attempts that were measured and not adopted",
-                     "Each attempt passed the correctness gate and was measured in this run, side by side with what "
-                     "it is compared with, in the metric that decided it.", made["attempts"]]
-    if "predictions" in made:
-        sections += ["## Each change's prediction against its outcome",
-                     "Each variant's time was predicted before it was first measured, where its source says; here "
-                     "each prediction is set against this run's kernel time.", made["predictions"]]
-    if "ptxas" in made:
-        sections += ["## The hand-written kernels as ptxas built them", made["ptxas"]]
-    if "inductor" in made:
-        sections += ["## What torch.compile generated", "Inductor's generated source at each op's shape, autotuning "
-                     "included, as the compiled check read it; a peer that ran other kernels than in the namespace "
-                     "it is compared with is named beside the drift.", made["inductor"]]
-    if "tunes" in made:
-        sections += ["## torch.compile, tuned in fresh caches",
-                     "Before any other compiled job of an op, torch.compile autotuned it at its seed shape in "
-                     "several empty caches, each in a process of its own, and each compile was timed on fresh, "
-                     "verified inputs, on the GPU's clock (its calls queued behind a spin of the GPU, so the host's "
-                     "launch path, which the tunes' compiles beside each other slow, is not in it). The fastest is "
-                     "the cache every later compiled job of the op read its choice "
-                     "from (its check held the generated source to the kept one's); the sweep's other sizes were "
-                     "autotuned once, in that cache.", made["tunes"]]
-    if "census" in tables:
-        arch = " and ".join(dict.fromkeys(tables["census"]["arch"]))
-        sections += [f"## The Triton kernels, compiled offline for {arch} and censused", made["census"]]
-    if figures:
-        sections += ["## Figures", *(place_figure(name, caption) for name, caption in figures.items())]
-    if "checks" in tables:
-        sections += ["## Correctness", correctness(tables["checks"]),
-                     verification(spans, imported=not set(summary["implementation"]) <= set(MEASURED))]
-    if "sanitizer" in tables:
-        sections += [sanitizer_summary(tables["sanitizer"])]
-    return "\n\n".join(s for s in sections if s) + "\n"
+    swept = tables.get("sweep")
+    return {
+        "unverified": unverified(provenance) if provenance else "", "description": description,
+        "method": f"GPU: {environment.get('gpu', 'unknown')}. Kernel time is the sum of captured kernel durations "
+                  f"per iteration ({', '.join(sorted(set(summary['backend'].dropna())))}); a span is the mean of "
+                  f"{eager.groupby(['op', 'subject']).size().min()} warmed CUDA-event samples around one call in "
+                  f"{eager['round'].nunique()} rounds with rotating implementation order.{several_gpus(tables)}",
+        "mine_title": mine, "hands_title": " and ".join(hands) or mine,
+        "roof": roofline[1] if roofline else None,
+        "history_sections": "\n\n".join(history_sections(namespace, tables, history or {}, made)),
+        "floors_section": "\n\n".join(floors_section(tables["ceilings"], made)) if "ceilings" in made else "",
+        "band_margin": (f"{tables['capture_summary']['band_margin'].iloc[0]:.0%}" if "control_band" in made
+                        else ""),
+        "sweep_autotuning": sweep_autotuning(tables),
+        "past_compute_roof": swept is not None and bool(((swept["bound"] == "compute")
+                                                          & (swept["fraction_of_roof"] > 1)).any()),
+        "left_out": [] if swept is None else [f"Left out: {r.implementation} at {r.op} {r.shape} ({r.reason})."
+                                               for r in swept[swept["kernel_us"].isna()].itertuples()],
+        "known_peers_section": ("\n\n".join(known_peers_section(made["known_peers"])) if "known_peers" in made
+                                else ""),
+        "targets_section": ("\n\n".join(targets_section(*judging(tables), targets, tables.get("ceilings"),
+                                                          made.get("point_counters"))) if targets else ""),
+        "census_arch": (" and ".join(dict.fromkeys(tables["census"]["arch"])) if "census" in tables else ""),
+        "figure_names": list(figures or {}),
+        "correctness": correctness(tables["checks"]) if "checks" in tables else ""}
 
 
 def known_peers_section(moves: str) -> list[str]:

@@ -54,7 +54,8 @@ rule note:
         unpack(lambda w: history_inputs(w.ns)),
         verdicts="work/{ns}/verdicts.parquet",
         history=lambda w: list(history_files(w.ns).values()),
-        template=lambda w: note_template(w.ns) or [],
+        # the namespace's template, or the package's for a note generated whole
+        template=lambda w: note_template(w.ns) or "src/fieldnote/templates/generated.md",
         environment=lambda w: environment_file(w.ns),
         code=code_of("note"),
     output:

@@ -44,8 +44,8 @@ def main(snakemake):
                                        judged)
             text, claims = rendered.text, rendered.claims  # never an unpinned archive's: its note is generated
         else:
-            text = note.render(snakemake.wildcards.ns, p.description, environment, tables, views, roofline,
-                               p.targets, p.provenance, p.figures, predictions)
+            text = authored.generated_note(snakemake.wildcards.ns, p.description, environment, tables, views,
+                                           roofline, p.targets, p.provenance, p.figures, made=made)
             placed = authored.Claims(p.namespace_file, judged=judged)
             for name in list(judged):  # the generated note places every table that makes verdicts
                 placed.placed(name)
