@@ -5,7 +5,7 @@ import pandas as pd
 import pytest
 from conftest import shipped_table
 
-from fieldnote import authored, note
+from fieldnote import authored, note, verdicts
 from fieldnote.capture.summary import summarize
 from fieldnote.errors import PipelineError
 from fieldnote.measurements import summary
@@ -221,7 +221,7 @@ def test_the_sweep_names_each_op_s_worst_point_against_the_fastest_peer_and_hold
     """h200-001's archived sweep: the triangle leads PyTorch at 128 x 32 and trails it at 512 x 32."""
     sweep = shipped_table("h200-001", "sweep")
     worst = note.sweep_worst(sweep).set_index("Operation")
-    ratios = note.sweep_ratios(sweep).set_index(["op", "shape"])
+    ratios = verdicts.sweep_ratios(sweep).set_index(["op", "shape"])
     triangle = ratios.loc["triangle"]
     assert worst.loc["Triangle contraction", "Worst point"] == triangle["ratio"].idxmax() == "512x32"
     assert worst.loc["Triangle contraction", "Ours / best peer"] == f"{triangle['ratio'].max():.2f}"
@@ -330,7 +330,7 @@ def test_a_value_that_rounds_to_its_target_but_lies_past_it_is_missed():
                 "tflops": [{"op": "matmul", "shape": "4096x4096x4096", "at_least": 53.28}]})
     assert [past[k] for k in (("Matrix multiplication", "0.83"), ("Matrix multiplication", "46.12 µs"),
                               ("LayerNorm", "97%"), ("Matrix multiplication", "53.3 TFLOP/s"))] == ["met"] * 4
-    claims = note.target_claims(summary, sweep, at_shown).set_index("key")
+    claims = verdicts.target_claims(summary, sweep, at_shown).set_index("key")
     row = claims.loc["targets.best_peer_ratio"].set_index("left").loc["matmul: cuda / the best peer (compiled)"]
     assert (row["left_value"], row["right_value"], row["relation"], row["verdict"]) == (ratio, 0.83, "<=", "missed")
     assert row["margin"] == pytest.approx(0.83 - ratio) and -0.005 < row["margin"] < 0
@@ -350,7 +350,7 @@ def test_a_prediction_is_held_only_when_its_unrounded_value_lies_in_the_range():
     table = note.against_predictions([prediction], summary, None)
     assert (table["Measured (µs)"].iloc[0], table["Outcome"].iloc[0]) == ("5.05", "faster than predicted")
     assert note.against_predictions([{**prediction, "low_us": 5.04}], summary, None)["Outcome"].iloc[0] == "held"
-    row = note.prediction_claims([prediction], summary, None).iloc[0]
+    row = verdicts.prediction_claims([prediction], summary, None).iloc[0]
     assert (row["key"], row["relation"], row["right_low"], row["right_high"]) == ("predictions.0", "in", 5.05, 6.0)
     assert row["margin"] == pytest.approx(gelu["kernel_us"] - 5.05) and row["margin"] < 0 and not row["holds"]
 
@@ -362,7 +362,7 @@ def test_the_verdicts_of_a_placed_table_are_recorded_with_the_claims_where_it_is
 
     tables = {"summary": shipped_table("h200-001", "summary"), "sweep": shipped_table("h200-001", "sweep")}
     targets = {"best_peer_ratio": 0.80, "kernel_us": {"matmul": 44}, "roof_fraction": 0.75}
-    judged = note.judged(tables, targets)
+    judged = verdicts.judged(tables, targets)
     template = tmp_path / "note.md"
     template.write_text('The targets:\n\n{{ table("targets") }}\n\n{{ table("targets") }}\n')
     evidence = authored.Evidence("h200-001", tables, {"gpu": "H200"}, {}, {})

@@ -4,7 +4,7 @@ import pandas as pd
 import pytest
 from conftest import ROOT
 
-from fieldnote import note, peers
+from fieldnote import note, peers, verdicts
 from fieldnote.archive import Archive
 
 EARLIER = ["h200-001", "mage-001", "mage-002", "mage-003", "mage-006"]  # measured before h200-002, on an H200
@@ -33,7 +33,7 @@ def test_another_gpu_models_archive_gives_no_known_peer(h200_002):
 
 
 def test_a_verdict_takes_the_faster_known_peer_and_the_note_says_which_ratio_moved(h200_002):
-    summary, _ = note.judging(h200_002)
+    summary, _ = verdicts.judging(h200_002)
     gelu = summary.set_index(["op", "implementation"]).loc[("gelu", "compiled")]
     assert gelu["peer_source"] == "h200-001" and gelu["kernel_us"] < 5.5
     torch = summary.set_index(["op", "implementation"]).loc[("gelu", "torch")]
@@ -48,8 +48,8 @@ def test_a_verdict_takes_the_faster_known_peer_and_the_note_says_which_ratio_mov
 
 def test_without_known_peers_the_verdicts_are_this_runs(h200_002):
     tables = {k: v for k, v in h200_002.items() if k != "known_peers"}
-    summary, sweep_table = note.judging(tables)
+    summary, sweep_table = verdicts.judging(tables)
     pd.testing.assert_frame_equal(summary, h200_002["summary"])
     empty = {**h200_002, "known_peers": h200_002["known_peers"].iloc[:0]}
     assert note.peer_moves(empty).empty
-    assert (note.judging(empty)[0]["peer_source"] == "").all()
+    assert (verdicts.judging(empty)[0]["peer_source"] == "").all()

@@ -52,8 +52,14 @@ def test_editing_the_plotting_code_reruns_only_figures_page_and_bundle(rendered)
 
 
 def test_editing_the_note_code_reruns_only_note_page_and_bundle(rendered):
+    """The note words the verdicts; it makes none (verdicts.py), so its verdicts stand."""
     edit(rendered / "src" / "fieldnote" / "note.py")
     assert planned(rendered) == {"note": ONE, "page": ONE, "bundle": ONE}
+
+
+def test_editing_the_verdicts_code_reruns_the_verdicts_and_the_note(rendered):
+    edit(rendered / "src" / "fieldnote" / "verdicts.py")
+    assert planned(rendered) == {"verdicts": ONE, "note": ONE, "page": ONE, "bundle": ONE}
 
 
 def test_editing_the_note_s_template_reruns_only_note_page_and_bundle(rendered):
@@ -76,7 +82,8 @@ def test_editing_a_display_name_reruns_the_note_and_the_figures(rendered):
     them in note.py used to leave the figures as they were)."""
     path = rendered / "src" / "fieldnote" / "vocabulary.py"
     path.write_text(path.read_text().replace('"Triton", "#DD8452"', '"Triton (OpenAI)", "#DD8452"'))
-    assert planned(rendered) == {"note": ONE, "figures": ONE, "page": ONE, "bundle": ONE}
+    # and the verdicts, which word each target as the targets table shows it
+    assert planned(rendered) == {"verdicts": ONE, "note": ONE, "figures": ONE, "page": ONE, "bundle": ONE}
 
 
 def test_editing_a_variant_s_design_text_reruns_the_note(rendered):
@@ -105,7 +112,8 @@ def test_editing_the_import_reruns_the_namespaces_that_import(rendered):
     edit(rendered / "src" / "fieldnote" / "original.py")
     jobs = planned(rendered)
     assert sorted(jobs["import_original"]) == [f"ns=original-mage-00{i}" for i in (1, 2, 3, 6)]
-    assert set(jobs) == {"import_original", "capture_summary", "summary", "note", "page", "figures", "bundle"}
+    assert set(jobs) == {"import_original", "capture_summary", "summary", "verdicts", "note", "page", "figures",
+                         "bundle"}
 
 
 @pytest.fixture(scope="module")

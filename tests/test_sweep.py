@@ -4,7 +4,7 @@ import json
 import pandas as pd
 import pytest
 
-from fieldnote import figures, note
+from fieldnote import figures, note, verdicts
 from fieldnote.sweep import failed_points, passed, subjects, table
 
 ROOF = {"bandwidth_gbs": 4300, "fp32_tflops": 67, "l2_bytes": 60 * 2**20}
@@ -214,12 +214,12 @@ def test_a_point_captured_three_times_is_judged_by_its_interval():
     assert {"kernel_low_us", "kernel_high_us"} <= set(swept) and (swept["captures"] == 3).all()
     assert (swept["kernel_low_us"] <= swept["kernel_us"]).all()
     assert (swept["kernel_us"] <= swept["kernel_high_us"]).all()
-    ratios = note.sweep_ratios(swept).set_index("shape")
+    ratios = verdicts.sweep_ratios(swept).set_index("shape")
     assert ratios.loc["4096x768", "ratio"] < 1 < ratios.loc["4096x768", "ratio_high"]
     assert note.at_or_under(ratios) == "1 of 2 (1 not distinguishable from 1.00)"
     single = kernels[kernels["capture"] == 0]
     assert "kernel_low_us" not in table(summarize(single), ROOF, single)
-    assert note.at_or_under(note.sweep_ratios(table(summarize(single), ROOF, single))) == "2 of 2"
+    assert note.at_or_under(verdicts.sweep_ratios(table(summarize(single), ROOF, single))) == "2 of 2"
 
 
 def test_the_sweep_target_is_met_only_where_the_worst_interval_is_under_it():
@@ -228,6 +228,6 @@ def test_the_sweep_target_is_met_only_where_the_worst_interval_is_under_it():
     kernels = kernels_of({"cuda@4096x768": [5.00, 5.10, 4.90], "torch@4096x768": [5.02, 5.12, 4.93],
                           "cuda@1024x768": [2.00, 2.01, 2.02], "torch@1024x768": [3.0, 3.01, 3.02]}, captures=3)
     swept = table(summarize(kernels), ROOF, kernels)
-    _, measured, verdict, (judged,) = note._sweep_target(note.sweep_ratios(swept), "gelu", 1.0)
+    _, measured, verdict, (judged,) = verdicts._sweep_target(verdicts.sweep_ratios(swept), "gelu", 1.0)
     assert measured.startswith("1.00 [0.9") and measured.endswith("at 4096x768")  # 0.9986 rounded
     assert judged.value > 1 and verdict.startswith("missed")

@@ -19,7 +19,7 @@ def judged():
     tables = {name: shipped_table(NS, name) for name in names if f"evidence/{name}.parquet" in archived_bundle(NS)}
     config = json.loads(archived_bundle(NS)["config.resolved.json"])
     roof = (config["shapes"], config["roofline"])
-    return tables, config, note.verdict_table(NS, tables, roof, config["targets"])
+    return tables, config, verdicts.verdict_table(NS, tables, roof, config["targets"])
 
 
 def test_every_kind_of_verdict_is_a_row_and_each_recomputes_from_its_own_values(judged):

@@ -139,9 +139,9 @@ def test_without_a_gpu_the_cpu_stages_run_then_one_message(project: Path):
     assert not (work / "check" / "gpu").exists() and not (project / "results" / "mage-006").exists()
     again = snakemake(project, "-n", "--cores", "1", "results/mage-006")
     assert set(job_counts(again.stdout)) == {"gpu_probe", "check_gpu", "checks", "sanitize", "sanitizer", "time",
-                                             "spans", "capture", "capture_counters", "summary", "attempts", "note",
-                                             "page", "figures", "kernels", "counters", "capture_summary", "ceilings",
-                                             "known_peers", "bundle"}
+                                             "spans", "capture", "capture_counters", "summary", "attempts", "verdicts",
+                                             "note", "page", "figures", "kernels", "counters", "capture_summary",
+                                             "ceilings", "known_peers", "bundle"}
 
 
 @pytest.mark.parametrize("visible", ["", "0"])

@@ -15,6 +15,7 @@ import pandas as pd
 from jinja2.sandbox import SecurityError
 
 from . import note as tables_of
+from . import verdicts
 from .errors import PipelineError
 from .sandbox import MAX_RENDER_MEMORY, bounds, environment, stream
 from .subjects import adopted
@@ -74,7 +75,7 @@ def listed(values, last="and") -> str:
 # --- claims ----------------------------------------------------------------------------------------------------
 
 RELATIONS = {"<": "below", ">": "above", "~": "not distinguishable"}
-# The generated tables that make verdicts (note.judged), and the kind their rows have in the claims table.
+# The generated tables that make verdicts (verdicts.judged), and the kind their rows have in the claims table.
 JUDGED = {"targets": "target", "predictions": "prediction"}
 
 
@@ -96,7 +97,7 @@ class Claims:
     template: str  # the file rendered, whose lines the claims are on
     name: str = ""  # how the namespace names it, recorded in the table
     rows: list[dict] = field(default_factory=list)
-    judged: dict[str, pd.DataFrame] = field(default_factory=dict)  # the generated tables' verdicts (note.judged)
+    judged: dict[str, pd.DataFrame] = field(default_factory=dict)  # the generated tables' verdicts (verdicts.judged)
 
     def record(self, kind: str, text: str, left: Number, relation: str, right: Number) -> str:
         verdict, margin = judge(left, right)
@@ -345,7 +346,7 @@ class Evidence:
         """An implementation at the op's largest sweep point (the most bytes): its kernel_us, achieved_gbs,
         achieved_tflops or fraction_of_roof, as the sweep table shows it; `shape` gives the point itself."""
         table = self._table("sweep", None)
-        points = tables_of.largest_points(table, op)
+        points = verdicts.largest_points(table, op)
         if what == "shape":
             return str(points["shape"].iloc[0])
         rows = points[points["implementation"] == (impl or self.mine())]
@@ -429,7 +430,7 @@ def render(template: Path, evidence: Evidence, generated: dict, figures: dict[st
            words: dict | None = None) -> Rendered:
     """`generated`: the note's generated tables and sections by name (markdown); `figures`: each figure's
     caption by name; `name`: the template as the namespace names it (a replay may read the archive's copy), which
-    the claims table records; `judged`: the verdicts of the generated tables that make them (note.judged), recorded
+    the claims table records; `judged`: the verdicts of the generated tables that make them (verdicts.judged), recorded
     with the claims where the template places their table; `words`: the generated note's worded sections
     (note.words), whose template is a paragraph a section, an empty one leaving no trace. The template's numerals
     are checked before it renders."""

@@ -12,9 +12,11 @@ One row per judgment, by `kind`:
 """
 from __future__ import annotations
 
+from dataclasses import dataclass
+
 import pandas as pd
 
-from .vocabulary import HAND_WRITTEN, OPS, hand_written
+from .vocabulary import HAND_WRITTEN, IMPLEMENTATIONS, METRICS, OPS, hand_written, us
 
 COLUMNS = ["namespace", "kind", "op", "shape", "cache", "implementation", "versus", "source", "what", "value",
            "value_low", "value_high", "reference", "reference_low", "reference_high", "reference_this_run",
@@ -129,7 +131,7 @@ def floors(summary: pd.DataFrame, ceilings: pd.DataFrame) -> pd.DataFrame:
 
 
 def from_claims(kind: str, claims: pd.DataFrame) -> pd.DataFrame:
-    """The targets' or predictions' comparisons (note.judged, as the claims table records them) as verdict rows."""
+    """The targets' or predictions' comparisons (`judged`, as the claims table records them) as verdict rows."""
     rows = claims.rename(columns={"left": "what", "left_value": "value", "right_value": "reference",
                                   "right_low": "reference_low", "right_high": "reference_high", "key": "versus"})
     return frame(rows.assign(kind=kind, op=rows["claim"].map(_op_of)).to_dict("records"))
@@ -141,11 +143,11 @@ def _op_of(claim: str) -> str | None:
     return next((op for op, name in OPS.items() if name == title), None)
 
 
-def table(namespace: str, tables: dict[str, pd.DataFrame], judged_summary: pd.DataFrame,
+def _assembled(namespace: str, tables: dict[str, pd.DataFrame], judged_summary: pd.DataFrame,
           judged_sweep: pd.DataFrame | None, roof: tuple[dict, dict] | None, judged: dict) -> pd.DataFrame:
     """Every verdict of a namespace, as the note states them: `judged_summary` and `judged_sweep` hold each peer at
-    its best known (note.judging); `roof` (shapes, roofline) where the note sets ours against the roofline;
-    `judged` the claims rows of the targets and predictions (note.judged)."""
+    its best known (`judging`); `roof` (shapes, roofline) where the note sets ours against the roofline;
+    `judged` the claims rows of the targets and predictions (`judged`)."""
     parts = [standing(tables["summary"], judged_summary)]
     if roof:
         parts.append(roofline(tables["summary"], *roof))
@@ -174,3 +176,299 @@ def of(verdicts: pd.DataFrame, kind: str, cache: str | None = None) -> pd.DataFr
     """The rows of one kind (and L2 state)."""
     rows = verdicts[verdicts["kind"] == kind]
     return rows if cache is None else rows[rows["cache"] == cache]
+
+
+# --- the targets and the predictions, judged on unrounded values ------------------------------------------------
+
+
+def largest_points(table: pd.DataFrame, op: str) -> pd.DataFrame:
+    """An op's sweep rows at its largest size (the most bytes), one per implementation, measured or left out."""
+    points = table[table["op"] == op]
+    if points["bytes"].isna().all():
+        return points.iloc[:0]
+    return points[points["shape"] == points.loc[points["bytes"].idxmax(), "shape"]]
+
+
+def sweep_ratios(table: pd.DataFrame) -> pd.DataFrame:
+    """Every sweep point where the hand-written kernel and a peer were both measured (`sweep`): ours, the
+    fastest peer there and the ratio of the two; where the points have intervals, the ratio's."""
+    rows = sweep(table, table).rename(columns={
+        "value": "ours_us", "versus": "best_peer", "reference": "best_peer_us", "quotient": "ratio",
+        "quotient_low": "ratio_low", "quotient_high": "ratio_high"})
+    spread = "kernel_low_us" in table
+    return rows[["op", "shape", "ours_us", "best_peer", "best_peer_us", "ratio",
+                 *(["ratio_low", "ratio_high"] * spread)]].reset_index(drop=True)
+
+
+def peers(summary: pd.DataFrame, column: str = "kernel_us") -> tuple[str, dict[str, tuple[float, pd.Series]]]:
+    """The hand-written implementation, and per op its kernel time and the library implementations' (the peers; a
+    second hand-written toolchain is not one), in the other tables' order; a peer an op lacks is NaN."""
+    mine = hand_written(summary)
+    others = [i for i in IMPLEMENTATIONS if i in set(summary["implementation"]) and i not in HAND_WRITTEN]
+    found = {}
+    for op in [o for o in OPS if o in set(summary["op"])]:
+        times = summary[summary["op"] == op].set_index("implementation")[column]
+        found[op] = (times[mine], times.reindex(others))
+    return mine, found
+
+
+def judging(tables: dict) -> tuple[pd.DataFrame, pd.DataFrame | None]:
+    """The summary and the sweep the verdicts read: each peer at its best known (peers.at_best), where the
+    namespace recorded the known peers."""
+    from .peers import at_best
+
+    known = tables.get("known_peers")
+    if known is None:
+        return tables["summary"], tables.get("sweep")
+    sweep_table = tables.get("sweep")
+    return at_best(tables["summary"], known), None if sweep_table is None else at_best(sweep_table, known)
+
+
+NOT_MEASURED = "not measured"
+
+
+@dataclass(frozen=True)
+class Judged:
+    """One comparison a target is judged by, on unrounded values: what was measured (`what`, `value`), the target
+    (`limit`, at most or at least) and where the namespace sets it (`key`; `against` names the limit where it is
+    derived from the key's value)."""
+
+    key: str
+    what: str
+    value: float
+    limit: float
+    at_most: bool
+    against: str = ""
+
+    @property
+    def margin(self) -> float:
+        """How far the value lies inside its target, in the value's unit: negative past it, NaN unmeasured."""
+        return self.limit - self.value if self.at_most else self.value - self.limit
+
+    @property
+    def verdict(self) -> str:
+        return NOT_MEASURED if pd.isna(self.value) else "met" if self.margin >= 0 else "missed"
+
+
+def _verdict(judged: Judged, shown: float) -> str:
+    """Met or missed on the unrounded value: one that rounds to its target but lies past it is missed. How far is
+    worded from the value as the row shows it, so that a reader can redo it from the row, and never reads "by 0%";
+    the unrounded margin is in claims.parquet (`target_claims`)."""
+    if judged.verdict != "missed":
+        return judged.verdict
+    short = shown / judged.limit - 1 if judged.at_most else 1 - shown / judged.limit
+    by = f"{max(short, 0):.0%}"
+    return f"missed by {'less than 1%' if by == '0%' else by}"
+
+
+def worst_point(ratios: pd.DataFrame, op: str) -> pd.Series | None:
+    """An op's row of `sweep_ratios` where ours stands worst against the fastest peer; None where none was
+    measured."""
+    points = ratios[ratios["op"] == op]
+    return None if points.empty else points.loc[points["ratio"].idxmax()]
+
+
+def _fastest(times: pd.Series) -> str:
+    return times.idxmin() if times.notna().any() else "none measured"
+
+
+def _sweep_target(ratios: pd.DataFrame, op: str, limit: float) -> tuple[str, str, str, tuple[Judged, ...]]:
+    """The target on every sweep point of an op: its worst ratio to the fastest peer, and where it falls."""
+    target, worst = f"at every sweep point, ours / best peer at most {limit:.2f}", worst_point(ratios, op)
+    if worst is None:
+        return target, "", NOT_MEASURED, (Judged("targets.sweep_best_peer_ratio", f"{op}: ours / the best peer at "
+                                                 "its worst sweep point", float("nan"), limit, True),)
+    # where the points have intervals, the worst is the highest upper end, and it is met only when that is
+    spread = "ratio_high" in ratios and ratios.loc[ratios["op"] == op, "ratio_high"].notna().all()
+    if spread:
+        mine = ratios[ratios["op"] == op]
+        worst = mine.loc[mine["ratio_high"].idxmax()]
+    judged = Judged("targets.sweep_best_peer_ratio", f"{op}: ours / the best peer ({worst['best_peer']}) at "
+                    f"{worst['shape']}, its worst sweep point" + (", the upper end of its interval" if spread else ""),
+                    worst["ratio_high"] if spread else worst["ratio"], limit, True)
+    shown = round(judged.value, 2)
+    measured = (f"{worst['ratio']:.2f} [{worst['ratio_low']:.2f}, {shown:.2f}]" if spread else f"{shown:.2f}")
+    return target, f"{measured} at {worst['shape']}", _verdict(judged, shown), (judged,)
+
+
+def target_rows(summary: pd.DataFrame, sweep_table: pd.DataFrame | None, targets: dict,
+                 ceilings: pd.DataFrame | None = None) -> list[tuple]:
+    """Each row of the targets table, (op, target, measured, met), with the comparisons it is judged by."""
+    mine, found = peers(summary)
+    cold = peers(summary, "kernel_cold_us")[1] if "kernel_cold_us" in summary else {}
+    rows = []
+    for op, (ours, peers_us) in found.items():
+        if "best_peer_ratio" in targets:
+            rows.append((op, *_best_peer_target(op, mine, ours, peers_us, targets, ceilings)))
+        if "cold_best_peer_ratio" in targets and cold:
+            (ours_cold, peers_cold), limit = cold[op], targets["cold_best_peer_ratio"]
+            judged = Judged("targets.cold_best_peer_ratio", f"{op}: {mine} / the best peer "
+                            f"({_fastest(peers_cold)}), L2 cold", ours_cold / peers_cold.min(), limit, True)
+            ratio = round(judged.value, 2)
+            rows.append((op, f"L2 cold: ours / best peer at most {limit:.2f}", "" if pd.isna(ratio) else
+                         f"{ratio:.2f}", _verdict(judged, ratio), (judged,)))
+        if op in targets.get("kernel_us", {}):
+            limit = targets["kernel_us"][op]
+            judged = Judged(f"targets.kernel_us.{op}", f"{op}: {mine} kernel time (µs)", ours, limit, True)
+            rows.append((op, f"kernel at most {us(limit)} µs", f"{us(ours)} µs", _verdict(judged, round(ours, 2)),
+                         (judged,)))
+        if sweep_table is not None:
+            rows += [(op, *row) for row in _sweep_targets(sweep_table, op, mine, targets)]
+    return rows
+
+
+def target_claims(summary: pd.DataFrame, sweep_table: pd.DataFrame | None, targets: dict,
+                  ceilings: pd.DataFrame | None = None) -> pd.DataFrame:
+    """Each comparison a row of the targets table is judged by, as rows of the claims table (authored.Claims): the
+    unrounded value and its target, and the margin, signed (negative past the target) and as a fraction of the
+    target. A row met by either of two comparisons (the best peer, or the warm copy) has both."""
+    rows = [claim_row(f"{OPS[op]}: {target}", j.key, j.what, j.value, "<=" if j.at_most else ">=",
+                      j.against or j.key, j.limit, j.verdict, j.margin, j.margin / j.limit, j.verdict == "met")
+            for op, target, _, _, judged in target_rows(summary, sweep_table, targets, ceilings) for j in judged]
+    return pd.DataFrame(rows, columns=CLAIM_COLUMNS)
+
+
+# A generated table's verdict as a row of the claims table (its file, line and kind are the note's: authored.Claims).
+
+
+CLAIM_COLUMNS = ["claim", "key", "left", "left_value", "left_low", "left_high", "relation", "right", "right_value",
+                 "right_low", "right_high", "verdict", "margin", "relative_margin", "holds"]
+
+
+def claim_row(claim: str, key: str, left: str, value: float, relation: str, right: str, right_value: float,
+              verdict: str, margin: float, relative: float, holds: bool, right_low: float | None = None,
+              right_high: float | None = None) -> dict:
+    """A value judged as a point (its interval is itself) against a limit or a range."""
+    low = right_value if right_low is None else right_low
+    high = right_value if right_high is None else right_high
+    return dict(zip(CLAIM_COLUMNS, (claim, key, left, value, value, value, relation, right, right_value, low, high,
+                                    verdict, margin, relative, bool(holds)), strict=True))
+
+
+def _best_peer_target(op: str, mine: str, ours: float, peers_us: pd.Series, targets: dict,
+                      ceilings) -> tuple[str, str, str, tuple[Judged, ...]]:
+    """Ours against the best peer at the seed shape; where the namespace allows it (`warm_ceiling_margin`), met
+    too by a kernel within that margin of the warm copy of its own bytes, which no kernel can beat by much."""
+    limit, margin = targets["best_peer_ratio"], targets.get("warm_ceiling_margin")
+    peer = Judged("targets.best_peer_ratio", f"{op}: {mine} / the best peer ({_fastest(peers_us)})",
+                  ours / peers_us.min(), limit, True)
+    ratio = round(peer.value, 2)
+    verdict = _verdict(peer, ratio)
+    if margin is None:
+        return f"ours / best peer at most {limit:.2f}", f"{ratio:.2f}", verdict, (peer,)
+    from .ceiling import best
+
+    chosen = best(ceilings) if ceilings is not None and not ceilings.empty else pd.DataFrame()
+    copy_us = chosen.loc[(op, "warm"), "kernel_us"] if (op, "warm") in chosen.index else float("nan")
+    copy = Judged("targets.warm_ceiling_margin", f"{op}: {mine} / the warm copy of its bytes", ours / copy_us,
+                  1 + margin, True, "1 + targets.warm_ceiling_margin")
+    shown = round(copy.value, 2)
+    measured = f"{ratio:.2f}" + ("" if pd.isna(shown) else f"; {shown:.2f}x the warm copy")
+    if copy.verdict == "met":
+        verdict = "met"
+    return (f"ours / best peer at most {limit:.2f}, or at most {1 + margin:.2f}x the warm copy", measured, verdict,
+            (peer, copy))
+
+
+def _sweep_targets(sweep_table: pd.DataFrame, op: str, mine: str, targets: dict) -> list[tuple]:
+    """The targets the namespace sets on the sweep's points of one op."""
+    rows, ratios = [], sweep_ratios(sweep_table)
+    if "sweep_best_peer_ratio" in targets:
+        rows.append(_sweep_target(ratios, op, targets["sweep_best_peer_ratio"]))
+    points = sweep_table[sweep_table["op"] == op].set_index(["shape", "implementation"])
+    ratios = ratios.set_index(["op", "shape"])
+    named = [t for key in ("points", "tflops") for t in targets.get(key, []) if t["op"] == op]
+    for t in named:
+        if t["shape"] not in set(sweep_table.loc[sweep_table["op"] == op, "shape"]):
+            from .errors import PipelineError
+
+            raise PipelineError(f"targets: {op} at '{t['shape']}' is no point of its sweep (its points: "
+                                f"{', '.join(dict.fromkeys(sweep_table.loc[sweep_table['op'] == op, 'shape']))})")
+    for i, t in [(i, t) for i, t in enumerate(targets.get("points", [])) if t["op"] == op]:
+        if t["versus"] == "best_peer":
+            ratio = ratios["ratio"].get((op, t["shape"]), float("nan"))
+        else:
+            ratio = (points["kernel_us"].get((t["shape"], mine), float("nan"))
+                     / points["kernel_us"].get((t["shape"], t["versus"]), float("nan")))
+        versus = "best peer" if t["versus"] == "best_peer" else IMPLEMENTATIONS[t["versus"]]
+        judged = Judged(f"targets.points.{i}", f"{op}: {mine} / {t['versus']} at {t['shape']}", ratio, t["at_most"],
+                        True)
+        shown = round(ratio, 2)
+        rows.append((f"at {t['shape']}, ours / {versus} at most {t['at_most']:.2f}",
+                     "" if pd.isna(shown) else f"{shown:.2f}", _verdict(judged, shown), (judged,)))
+    for i, t in [(i, t) for i, t in enumerate(targets.get("tflops", [])) if t["op"] == op]:
+        judged = Judged(f"targets.tflops.{i}", f"{op}: {mine} TFLOP/s at {t['shape']}",
+                        points["achieved_tflops"].get((t["shape"], mine), float("nan")), t["at_least"], False)
+        shown = round(judged.value, 1)
+        rows.append((f"at {t['shape']}, at least {t['at_least']:g} TFLOP/s", "" if pd.isna(shown) else
+                     f"{shown:.1f} TFLOP/s", _verdict(judged, shown), (judged,)))
+    if "roof_fraction" in targets:
+        largest = largest_points(sweep_table, op)
+        if (largest["bound"] == "memory").any():
+            ours_there = largest.loc[largest["implementation"] == mine, "fraction_of_roof"]
+            shape, limit = largest["shape"].iloc[0], targets["roof_fraction"]
+            judged = Judged("targets.roof_fraction", f"{op}: {mine} fraction of the bandwidth roof at {shape}",
+                            ours_there.max(), limit, False)
+            shown = round(judged.value, 2)
+            rows.append((f"at {shape}, at least {limit:.0%} of the bandwidth roof",
+                         "" if pd.isna(shown) else f"{shown:.0%}", _verdict(judged, shown), (judged,)))
+    return rows
+
+
+def measured_as(variant: str, metric: str, summary: pd.DataFrame, attempts_table) -> float:
+    """A variant's value in this run: its implementation's where the namespace adopted it (the summary's
+    variant), else its row of the attempts table (measured in the metric that decided it)."""
+    from .measurements import METRICS
+
+    rows = summary[summary["variant"] == variant]
+    if not rows.empty:
+        return float(rows[METRICS[metric]].iloc[0])
+    if attempts_table is not None:
+        rows = attempts_table[(attempts_table["attempt"] == variant) & (attempts_table["metric"] == metric)]
+        if not rows.empty:
+            return float(rows["value_us"].iloc[0])
+    return float("nan")
+
+
+def outcome(value: float, prediction: dict) -> str:
+    """Held when the unrounded value lies in the predicted range: one that rounds to a bound but lies past it did
+    not hold."""
+    low, high = prediction["low_us"], prediction["high_us"]
+    return (NOT_MEASURED if pd.isna(value) else "held" if low <= value <= high
+            else "faster than predicted" if value < low else "slower than predicted")
+
+
+def prediction_claims(predictions, summary: pd.DataFrame, attempts_table) -> pd.DataFrame:
+    """Each prediction's outcome as a row of the claims table: the unrounded value against the predicted range,
+    the margin the distance inside the range to its nearer bound (µs; negative outside it) and as a fraction of
+    that bound."""
+    rows = []
+    for i, p in enumerate(predictions):
+        value = measured_as(p["variant"], p["metric"], summary, attempts_table)
+        low, high = p["low_us"], p["high_us"]
+        margin, nearer = min((value - low, low), (high - value, high))
+        said = outcome(value, p)
+        rows.append(claim_row(f"`{p['variant']}`: {METRICS[p['metric']]} within its prediction",
+                              f"predictions.{i}", f"{p['variant']}: {METRICS[p['metric']]} (µs)", value, "in",
+                              f"predictions.{i}", float("nan"), said, margin, margin / nearer, said == "held",
+                              low, high))
+    return pd.DataFrame(rows, columns=CLAIM_COLUMNS)
+
+
+def judged(tables: dict[str, pd.DataFrame], targets: dict | None = None,
+           predictions: tuple[dict, ...] = ()) -> dict[str, pd.DataFrame]:
+    """The verdicts behind the generated tables that make them, by the table's name (`generated`): the targets'
+    and the predictions', judged on unrounded values, as rows of the claims table. A note records those of the
+    tables it places (authored.Claims)."""
+    (summary, sweep_table), found = judging(tables), {}
+    if targets:
+        found["targets"] = target_claims(summary, sweep_table, targets, tables.get("ceilings"))
+    if predictions:
+        found["predictions"] = prediction_claims(predictions, summary, tables.get("attempts"))
+    return found
+
+
+def verdict_table(namespace: str, tables: dict[str, pd.DataFrame], roofline: tuple[dict, dict] | None = None,
+                  targets: dict | None = None, predictions: tuple[dict, ...] = ()) -> pd.DataFrame:
+    """Every verdict the note states, each peer at its best known: the `verdicts` evidence table."""
+    return _assembled(namespace, tables, *judging(tables), roofline, judged(tables, targets, predictions))

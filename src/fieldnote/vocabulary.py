@@ -46,3 +46,6 @@ def hand_written(summary: pd.DataFrame) -> str | None:
     (cuda and ptx side by side), the first of the registry's order is the one the note is about."""
     impl = [i for i in HAND_WRITTEN if i in set(summary["implementation"])]
     return impl[0] if impl else None
+
+# how the note names the metric an attempt or a prediction was measured in
+METRICS = {"kernel": "GPU kernel time", "span": "CUDA-event span (mean)"}

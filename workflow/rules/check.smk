@@ -106,7 +106,7 @@ rule tune_compiled:
 rule compiled_tunes:
     input:
         code=code_of("collect_reports"),
-        reports=lambda w: expand("work/{ns}/tune/{op}.parquet", ns=w.ns, op=tuned_ops(ns_of(w))),
+        reports=lambda w: expand("work/{ns}/tune/{op}.parquet", ns=w.ns, op=holdings.tuned_ops(ns_of(w))),
     output:
         "work/{ns}/compiled_tunes.parquet",
     log:

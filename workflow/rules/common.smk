@@ -19,7 +19,7 @@ envvars:
 os.environ.setdefault("TORCHINDUCTOR_CACHE_DIR", str(Path("work/inductor-cache").resolve()))  # compile once
 os.environ.setdefault("TRITON_DEFAULT_FP_FUSION", "1")  # Triton's default since 2.x; silences 3.9's warning
 
-from fieldnote import devices, names, tables
+from fieldnote import devices, holdings, names, tables
 from fieldnote.archive import Archive, provenance, resolve_archived, source_files
 from fieldnote.bundle import recover_backup, stale_if_incomplete
 from fieldnote.config import Namespace, check_config, load_namespaces, read_when_archived
@@ -187,48 +187,23 @@ def environment_file(ns):
     return f"work/{ns}/original/environment.json" if NAMESPACES[ns].imported else f"work/{ns}/gpu.json"
 
 
+def archived_tables(ns):
+    """The tables a replayed namespace's archive holds (none for another)."""
+    return ARCHIVES[ns].tables() if NAMESPACES[ns].replay else None
+
+
+def has_table(ns, table):
+    """Whether a namespace's evidence has a table (holdings.py decides, for every stage)."""
+    return holdings.has(NAMESPACES[ns], table, archived_tables(ns))
+
+
 def built_tables(ns):
-    """The build's tables a namespace has: resources where it runs hand-written kernels, the census where Triton."""
-    n = NAMESPACES[ns]
-    if n.imported:  # the original's kernels are not here; our Triton kernels are censused where it asks
-        return ("census",) if n.census else ()
-    if n.replay:
-        return tuple(t for t in ("resources", "census") if t in ARCHIVES[ns].tables())
-    cuda = any(s["variant"] for op in n.ops for s in n.subjects(op).values())
-    return (("resources",) if cuda else ()) + (("census",) if "triton" in n.implementations else ())
+    return holdings.built(NAMESPACES[ns], archived_tables(ns))
 
 
 def bundle_tables(ns):
-    measured = ("checks", *built_tables(ns), "spans", "gpu_state", "kernels", "capture_summary", "summary", "claims",
-                "verdicts")
-    measured += ("sanitizer",) if sanitizer_table(ns) else ()
-    measured += ("ceilings",) if has_ceilings(ns) else ()
-    measured += ("compiled_tunes",) if has_tunes(ns) else ()
-    measured += ("known_peers",) if has_known_peers(ns) else ()
-    imported = (
-        "spans",
-        "checks",
-        "kernels",
-        *(("quoted",) if has_quoted(ns) else ()),
-        *built_tables(ns),
-        "capture_summary",
-        "summary",
-        "claims",
-        "verdicts",
-    )
-    if NAMESPACES[ns].replay:
-        names = list(dict.fromkeys([*ARCHIVES[ns].tables(), "claims", "verdicts"]))
-    elif NAMESPACES[ns].imported:
-        names = imported
-    else:
-        names = (
-            measured
-            + (("counters",) if NAMESPACES[ns].capture["ncu"] else ())
-            + (("attempts",) if NAMESPACES[ns].attempts else ())
-            + (("sweep_checks", "sweep_kernels", "sweep") if NAMESPACES[ns].sweep else ())
-            + (("sweep_counters",) if counted_points(NAMESPACES[ns]) else ())
-        )
-    return {name: evidence_table(ns, name) for name in names}
+    held = holdings.bundle(NAMESPACES[ns], archived_tables(ns))
+    return {name: evidence_table(ns, name) for name in held}
 
 
 def history_files(ns):
@@ -317,17 +292,12 @@ def check_inputs(wildcards):
     return files
 
 
-def tuned_ops(ns):
-    """The ops whose torch.compile a measured namespace tunes in fresh caches first (`timing.compiled_tunes`)."""
-    if ns.replay or ns.imported or not ns.timing.get("compiled_tunes"):
-        return []
-    return [op for op in ns.ops if any(s["implementation"] == "compiled" for s in ns.subjects(op).values())]
 
 
 def tune_of(ns, op, subjects=None):
     """The tunes an op's torch.compile jobs compile from (script.py points inductor at the kept cache)."""
     compiled = subjects is None or any(s["implementation"] == "compiled" for s in subjects.values())
-    return {"tune": f"work/{ns.name}/tune/{op}.parquet"} if compiled and op in tuned_ops(ns) else {}
+    return {"tune": f"work/{ns.name}/tune/{op}.parquet"} if compiled and op in holdings.tuned_ops(ns) else {}
 
 
 def probe_after(wildcards):
@@ -359,42 +329,12 @@ def all_checks(wildcards):
 # note.smk
 
 
-def has_sweep_counters(ns):
-    n = NAMESPACES[ns]
-    return "sweep_counters" in ARCHIVES[ns].tables() if n.replay else bool(counted_points(n))
-
-
 def note_tables(ns):
-    """The tables the note draws on: the build's resources, census and counters only where the namespace has them."""
-    n = NAMESPACES[ns]
-    # the counters beside the standing against the roofline, in the namespaces that sweep against it
-    counted = n.sweep and ("counters" in ARCHIVES[ns].tables() if n.replay else bool(n.capture["ncu"]))
-    return (
-        ("summary", "spans", "kernels", "checks", "capture_summary")
-        + (("quoted",) if has_quoted(ns) else ())
-        + built_tables(ns)
-        + (("attempts",) if n.attempts else ())
-        + (("sweep", "sweep_checks") if n.sweep else ())  # how torch.compile autotuned at its sizes
-        + (("counters",) if counted else ())
-        + (("sweep_counters",) if has_sweep_counters(ns) else ())
-        + (("sanitizer",) if sanitizer_table(ns) else ())
-        + (("gpu_state",) if has_gpu_state(ns) else ())
-        + (("ceilings",) if has_ceilings(ns) else ())
-        + (("compiled_tunes",) if has_tunes(ns) else ())
-        + (("known_peers",) if has_known_peers(ns) else ())
-    )
+    return holdings.note_reads(NAMESPACES[ns], archived_tables(ns))
 
 
 def verdict_tables(ns):
-    """The tables the verdicts are made from (verdicts.py), where the namespace has them."""
-    judged = ("summary", "sweep", "ceilings", "known_peers", "attempts")
-    return tuple(t for t in note_tables(ns) if t in judged)
-
-
-def has_known_peers(ns):
-    """Whether a namespace's verdicts take the peers at their best known (recorded since issue 41, peers.py)."""
-    n = NAMESPACES[ns]
-    return "known_peers" in ARCHIVES[ns].tables() if n.replay else not n.imported
+    return holdings.verdicts_read(NAMESPACES[ns], archived_tables(ns))
 
 
 def known_archives(ns):
@@ -416,42 +356,9 @@ def peer_shapes(ns):
     return seeds + [[op, label] for op in (ns.sweep or {}) for label in sweep_shapes(ns, op)]
 
 
-def has_tunes(ns):
-    """Whether a namespace's evidence has torch.compile's tunes (tune.py)."""
-    n = NAMESPACES[ns]
-    return "compiled_tunes" in ARCHIVES[ns].tables() if n.replay else bool(tuned_ops(n))
-
-
-def has_gpu_state(ns):
-    """The GPU's clocks and temperature over the measurement: a measured namespace's, or its archive's."""
-    n = NAMESPACES[ns]
-    return "gpu_state" in ARCHIVES[ns].tables() if n.replay else not n.imported
-
-
 def summary_inputs(wildcards):
     """The tables the summary and the attempts table are read from."""
     return {name: evidence_table(wildcards.ns, name) for name in ("capture_summary", "spans", "kernels")}
-
-
-def sanitizer_table(ns):
-    """Whether a namespace's evidence has the sanitizer table (measured since the gate ran compute-sanitizer)."""
-    n = NAMESPACES[ns]
-    if n.replay:
-        return "sanitizer" in ARCHIVES[ns].tables()
-    return not n.imported and bool(sanitized_files(ns))
-
-
-def has_ceilings(ns):
-    """Whether a namespace's evidence has the ceilings table (copies of each op's traffic timed beside it)."""
-    n = NAMESPACES[ns]
-    if n.replay:
-        return "ceilings" in ARCHIVES[ns].tables()
-    return not n.imported and bool(n.capture.get("ceiling"))
-
-
-def has_quoted(ns):
-    n = NAMESPACES[ns]
-    return "quoted" in ARCHIVES[ns].tables() if n.replay else bool((n.evidence or {}).get("quoted"))
 
 
 def note_template(ns):
@@ -499,13 +406,8 @@ def sweep_points(ns, op):
 
 
 def counted_points(ns):
-    """op -> the sweep points a target names, where the namespace captures counters (sweep.target_points)."""
-    from fieldnote.sweep import target_points
-
-    if not ns.sweep or not ns.capture["ncu"]:
-        return {}
-    found = {op: target_points(op, sweep_points(ns, op)[0], ns.targets) for op in ns.sweep}
-    return {op: points for op, points in found.items() if points}
+    """op -> the sweep points a target names, where the namespace captures counters, each with its cubin."""
+    return holdings.counted_points(ns, lambda op: subjects_of(ns, op, ns.implementations))
 
 
 def sweep_ops(ns, table):

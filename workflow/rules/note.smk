@@ -19,7 +19,7 @@ use rule summary as attempts with:
     input:
         unpack(summary_inputs),
         # why an attempt has no value, where the sanitizer's gate left it out
-        sanitizer=lambda w: [evidence_table(w.ns, "sanitizer")] if sanitizer_table(w.ns) else [],
+        sanitizer=lambda w: [evidence_table(w.ns, "sanitizer")] if has_table(w.ns, "sanitizer") else [],
         code=code_of("summary"),
     output:
         "work/{ns}/attempts.parquet",

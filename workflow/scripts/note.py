@@ -3,7 +3,7 @@ from pathlib import Path
 
 import pandas as pd
 
-from fieldnote import authored, note
+from fieldnote import authored, note, verdicts
 from fieldnote.errors import PipelineError
 from fieldnote.io import write_bytes, write_table
 from fieldnote.script import entry
@@ -32,9 +32,9 @@ def main(snakemake):
     views = history(snakemake)
     predictions = tuple((p.config or {}).get("predictions") or ())
     try:
-        judged = note.judged(tables, p.targets, predictions)  # the targets' and predictions' comparisons
-        verdicts = pd.read_parquet(i.verdicts)
-        made = note.generated(snakemake.wildcards.ns, tables, views, roofline, p.targets, predictions, verdicts)
+        judged = verdicts.judged(tables, p.targets, predictions)  # the targets' and predictions' comparisons
+        rows = pd.read_parquet(i.verdicts)  # what the note words: made by the verdicts job
+        made = note.generated(snakemake.wildcards.ns, tables, views, roofline, p.targets, predictions, rows)
         if p.template:
             past = {Path(name).name.removesuffix(".parquet"): pd.read_parquet(path)
                     for name, path in zip(p.history, i.history, strict=True)}
