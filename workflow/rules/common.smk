@@ -61,19 +61,9 @@ def gpu_slot(rank, name_of=None):
     return devices.slots(GPUS, rank, name_of)
 
 
-# The order of GPU jobs: Snakemake starts the ready jobs of the largest summed priority. The compiled checks
-# (autotuning alone, the longest) come first, then the other checks and compute-sanitizer, then the measurements,
-# then the sweep checks. The checks and sanitizer runs go before the measurements because they gate them and hold the
-# GPU shared for seconds: behind the measurements, the last two of the layer norm's seven sanitizer runs started at
-# 70 and 82 s of a 176 s mage-006 copy, its captures waited for them, and windows waited 26 s for sanitizer runs to
-# let the GPU go (2026-12-02). A measurement job, once ready, goes before the sweep checks left: its window is short
-# and on the way to the note. Sweep checks ahead of the measurements were tried on an h200-001 copy (2026-12-03):
-# they started only at 77 s, when the checks let the slots go (the host's 16 cores busy throughout), the
-# measurements at 185 s instead of 69, and the run took 359.8 s instead of 336.5. The sweep checks take
-# PRIORITY_SWEEP_CHECK and up, by the chain each starts (sweep_check_priority); a sweep capture (36 to 77 s, the
-# last of its op's chain) before the other measurements. The sanitizer runs before the checks, longest first, were
-# tried on an h200-001 copy (2026-12-03): seven at once (four tools each) with the compiled checks' compiles
-# oversubscribed the host's cores; the checks ended at 91 s instead of 71, the compiled matmul's at 152 instead of 120.
+# The order of GPU jobs (Snakemake starts the ready jobs of the largest summed priority): the compiled checks, then the
+# other checks and compute-sanitizer (they gate the measurements), the sweep captures, the measurements, the sweep
+# checks by the chain each starts. Why, and the orders tried: docs/pipeline-time.md, "The order of the GPU jobs".
 PRIORITY_COMPILED_CHECK, PRIORITY_CHECK = 50, 30
 PRIORITY_SWEEP_CAPTURE, PRIORITY_MEASUREMENT, PRIORITY_SWEEP_CHECK = 21, 20, 1
 # the copies and the FMA probe timed beside each op (ceiling.py)
@@ -303,7 +293,7 @@ def tune_of(ns, op, subjects=None):
 def probe_after(wildcards):
     """What gpu_probe waits for. Without a GPU in sight, every CPU stage (cpu_stages): the probe's failure is then
     the run's last word, with everything that needs no GPU done. With one, nothing: the GPU checks start as soon as
-    their own inputs are built instead of after the last CPU check (16 to 22 s into a mage-006 copy, 2026-12-02)."""
+    their own inputs are built instead of after the last CPU check."""
     return [] if GPU_VISIBLE else cpu_stages(wildcards)
 
 
@@ -452,13 +442,9 @@ def sweep_reports(wildcards, table=None):
 
 
 def sweep_check_priority(wildcards):
-    """The sweep checks of the op whose chain after them is the longest first: its sweep capture verifies every timed
-    call, and its time goes with the bytes the sweep moves (an h200-001 copy's, 2026-12-03: the GELU's 76 s and the
-    layer norm's 69 at 3.4 GB, the neighbor's 52 at 0.9, the matmul's 46 at 0.27, the triangle's 36 at 0.13). Every
-    op's largest point goes before the other points, the longest sweep check of each (the GELU's 65536x4096 took 47
-    s, its others 18 to 28; the neighbor's largest 72). Ordered by arithmetic, the GELU's came last, and its capture
-    ended the run at 322 s of 335. In this order the phase still took about 180 s in two runs (pipeline-time.md):
-    its length is the jobs' throughput, not their order."""
+    """The sweep checks of the op whose chain after them is the longest first (its sweep capture verifies every
+    timed call, so its time goes with the bytes the sweep moves), each op's largest point before its others, the
+    longest check of each (docs/pipeline-time.md, "The order of the GPU jobs")."""
     from fieldnote.ops import OPS
 
     sweep = ns_of(wildcards).sweep
@@ -482,8 +468,8 @@ def sweep_inputs(wildcards):
 
 def sweep_check_inputs(wildcards):
     """A sweep check needs the op's kernels and its torch.compile check, not its other checks at the seed shape nor
-    the sanitizer's: it is a check and times nothing, so it starts beside them (behind them, the GELU's sweep checks
-    ended at 339 s of an h200-001 copy's 408, 2026-12-03). The compiled check autotunes at the seed shape, also a
+    the sanitizer's: it is a check and times nothing, so it starts beside them. The compiled check autotunes at the
+    seed shape, also a
     sweep point, and writes what inductor chose into the cache the measurements read: a sweep check beside it would
     autotune the same graph again and might overwrite that choice. The sweep's measurements wait for everything."""
     ns, files = ns_of(wildcards), sweep_inputs(wildcards)
