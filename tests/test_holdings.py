@@ -26,7 +26,7 @@ def test_a_replay_has_what_its_archive_holds_and_what_is_made_from_it():
     held = holdings.bundle(replayed, archived)
     assert held[:len(archived)] == tuple(archived) and set(held) == {*archived, "claims", "verdicts"}
     assert holdings.has(n, "counters") and "counters" not in holdings.note_reads(n)  # no sweep: no standing
-    assert set(holdings.verdicts_read(n)) == {"summary", "attempts", "ceilings", "known_peers"}
+    assert set(holdings.verdicts_read(n)) == {"summary", "kernels", "attempts", "ceilings", "known_peers"}
     assert holdings.built(n) == ("resources", "census")
 
 

@@ -1,6 +1,7 @@
 """The verdicts as evidence (verdicts.py): each judgment the note states is a row a reader can recompute from its
 own values, and the note words the rows, not its own arithmetic. On h100-002r's shipped archive (the peers at their
 best known, sweep points with intervals, both floors) and on planted rows."""
+import io
 import json
 
 import numpy as np
@@ -71,3 +72,27 @@ def test_a_ratio_across_one_is_not_counted_under_it_and_without_intervals_the_sh
     rows = verdicts.sweep(spread, spread)
     assert rows["verdict"].tolist() == [verdicts.ACROSS, verdicts.OVER] and not rows["holds"].any()
     assert rows["worst"].tolist() == [False, True]
+
+
+def test_a_comparison_across_namespaces_judges_each_side_by_its_interval():
+    """The progression's steps and the drift, each side with its own interval (issue 41): faster or slower only
+    where the quotient's interval is wholly on one side of one; a summary archived before intervals gets no
+    verdict, never a point's."""
+    bundle = archived_bundle(NS)
+    config = json.loads(bundle["config.resolved.json"])
+    stages = config["progression"]["namespaces"]
+    history = {ns: pd.read_parquet(io.BytesIO(bundle[f"evidence/history/{ns}.summary.parquet"]))
+               for ns in stages[:-1]}
+    summary = shipped_table(NS, "summary")
+    rows = verdicts.across({"progression": ({**history, NS: summary}, {})}, summary, shipped_table(NS, "kernels"))
+    assert len(rows) == (len(stages) - 1) * 5 and set(rows["kind"]) == {"progression"}
+    judged = rows[rows["verdict"] != verdicts.NO_INTERVAL]
+    low, high = judged["quotient_low"], judged["quotient_high"]
+    assert (low <= judged["quotient"]).all() and (judged["quotient"] <= high).all()
+    expected = np.select([judged["quotient_high"] < 1, judged["quotient_low"] > 1], [verdicts.FASTER, verdicts.SLOWER],
+                         verdicts.ACROSS)
+    assert (judged["verdict"] == expected).all() and verdicts.ACROSS in set(judged["verdict"])
+    pointwise = {**history, "mage-003": history["mage-003"].drop(columns=["kernel_low_us", "kernel_high_us"])}
+    points = verdicts.across({"progression": ({**pointwise, NS: summary}, {})}, summary, summary)
+    step = points[(points["versus"] == "mage-003") | (points["source"] == "mage-003")]
+    assert len(step) == 10 and (step["verdict"] == verdicts.NO_INTERVAL).all() and not step["holds"].any()

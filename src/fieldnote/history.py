@@ -101,3 +101,18 @@ def peer_changes_table(table: pd.DataFrame, baseline: str, current: str) -> pd.D
     return pd.DataFrame({"Operation": table["op"].map(OPS), "Peer": table["implementation"],
                          f"Only in `{baseline}`": table["only_before"].map(launches),
                          f"Only in `{current}`": table["only_now"].map(launches)})
+
+
+def views(progression: dict | None, drift: dict | None, progression_files=(), drift_files=()) -> dict:
+    """The cross-namespace views a note and its verdicts draw on, from the namespace's `progression` and `drift`
+    and the history tables' files: {"progression": (summaries by stage, changes), "drift": (baseline name,
+    (summary, kernels) of the baseline)}."""
+    found = {}
+    if progression:
+        summaries = {ns: pd.read_parquet(path) for ns, path in zip(progression["namespaces"], progression_files,
+                                                                    strict=True)}
+        found["progression"] = (summaries, progression.get("changes", {}))
+    if drift:
+        summary, kernels = (pd.read_parquet(path) for path in drift_files)
+        found["drift"] = (drift["baseline"], (summary, kernels))
+    return found

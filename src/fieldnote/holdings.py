@@ -10,7 +10,7 @@ from collections.abc import Callable, Sequence
 NOTE_READS = ("summary", "spans", "kernels", "checks", "capture_summary", "quoted", "resources", "census",
               "attempts", "sweep", "sweep_checks", "counters", "sweep_counters", "sanitizer", "gpu_state", "ceilings",
               "compiled_tunes", "known_peers")
-VERDICTS_READ = ("summary", "sweep", "ceilings", "known_peers", "attempts")
+VERDICTS_READ = ("summary", "kernels", "sweep", "ceilings", "known_peers", "attempts")  # kernels: for the drift
 NOTE_MAKES = ("claims", "verdicts")  # made from the others, in a replay too
 
 

@@ -237,13 +237,16 @@ REGISTRY = (
     Table("verdicts", "judgment the note states beside a number, made before any word of it (verdicts.py)", (
         NS, c("kind", "", "`standing` (ours against the fastest peer at the seed shape, each peer at its best known), "
                           "`roofline` (against the roofline's least time there), `sweep` (against the fastest peer "
-                          "at a sweep point), `floor` (a kernel time against a floor measured beside it), `target` "
-                          "or `prediction` (as in claims)"),
+                          "at a sweep point), `floor` (a kernel time against a floor measured beside it), "
+                          "`progression` and `drift` (ours against another namespace's hand-written kernel: the "
+                          "stage before, or the drift baseline where the kernel is unchanged), `target` or "
+                          "`prediction` (as in claims)"),
         c("op shape cache implementation", "", "where it is made and whose time is judged (a prediction: no op)"),
         c("versus source what", "", "what it is judged against: the peer, `roofline`, `copy` or the probed unit "
-                                    "(`tf32_tensor`, `fp32_fma`), or the namespace's key of a target or prediction; "
-                                    "where that came from (a peer's best-known namespace, empty for this run; a "
-                                    "floor's launch or probe); for a target or prediction, the judged value in words"),
+                                    "(`tf32_tensor`, `fp32_fma`), the other namespace, or the namespace's key of a "
+                                    "target or prediction; where that came from (a peer's best-known namespace, "
+                                    "empty for this run; a floor's launch or probe; a progression's later stage); "
+                                    "for a target or prediction, the judged value in words"),
         c("value value_low value_high", "µs, or the target's unit", "the judged value and its interval, where it "
                                                                     "has one"),
         c("reference reference_low reference_high", "as value", "what it is judged against, and its interval"),
@@ -254,8 +257,9 @@ REGISTRY = (
         c("relation verdict holds", "", "a target's or prediction's relation, as in claims; the outcome: `at or "
                                         "under`, `not distinguishable` or `over` 1.00 for a peer verdict (by the "
                                         "interval where there is one, else by the quotient to two places), "
-                                        "`within the ceiling` or `not physical` for a floor, as in claims for a "
-                                        "target or prediction; whether it holds"),
+                                        "`within the ceiling` or `not physical` for a floor, `faster`, `slower`, "
+                                        "`not distinguishable` or `no interval` (a side without one) across "
+                                        "namespaces, as in claims for a target or prediction; whether it holds"),
         c("margin relative_margin", "", "as in claims, for a target or prediction"),
         c("worst", "bool", "a sweep verdict at the op's highest quotient, the point the note names"),
     ), derived=True),

@@ -13,6 +13,7 @@ One row per judgment, by `kind`:
 from __future__ import annotations
 
 from dataclasses import dataclass
+from itertools import pairwise
 
 import pandas as pd
 
@@ -130,6 +131,51 @@ def floors(summary: pd.DataFrame, ceilings: pd.DataFrame) -> pd.DataFrame:
     return frame(rows)
 
 
+FASTER, SLOWER, NO_INTERVAL = "faster", "slower", "no interval"
+
+
+def _versus(kind: str, op: str, mine: pd.Series, theirs: pd.Series, other: str) -> dict:
+    """One op's hand-written kernel time here against another namespace's, each with its own interval: faster or
+    slower only where the quotient's interval lies wholly on one side of one, and no verdict where a side has no
+    interval (a summary archived before intervals)."""
+    low, high = mine.get("kernel_low_us"), mine.get("kernel_high_us")
+    other_low, other_high = theirs.get("kernel_low_us"), theirs.get("kernel_high_us")
+    row = {"kind": kind, "op": op, "shape": mine.get("shape"), "cache": "warm",
+           "implementation": mine["implementation"], "versus": other, "value": mine["kernel_us"], "value_low": low,
+           "value_high": high, "reference": theirs["kernel_us"], "reference_low": other_low,
+           "reference_high": other_high, "quotient": mine["kernel_us"] / theirs["kernel_us"]}
+    if pd.isna(pd.Series([low, high, other_low, other_high], dtype=float)).any():
+        return row | {"verdict": NO_INTERVAL}
+    row |= {"quotient_low": low / other_high, "quotient_high": high / other_low}
+    verdict = FASTER if row["quotient_high"] < 1 else SLOWER if row["quotient_low"] > 1 else ACROSS
+    return row | {"verdict": verdict, "holds": verdict != ACROSS}
+
+
+def _hand_written(summary: pd.DataFrame) -> pd.DataFrame:
+    return summary[summary["implementation"] == hand_written(summary)].set_index("op")
+
+
+def across(views: dict, summary: pd.DataFrame, kernels: pd.DataFrame) -> pd.DataFrame:
+    """The comparisons across namespaces, each side with its interval: every stage of the progression against the
+    stage before it (`progression`; `source` the later stage), and the ops whose kernel is unchanged against the
+    drift baseline (`drift`)."""
+    from .history import drift
+
+    rows = []
+    if "progression" in views:
+        stages = list(views["progression"][0].items())
+        for (before, earlier), (stage, later) in pairwise(stages):
+            old, new = _hand_written(earlier), _hand_written(later)
+            rows += [_versus("progression", op, new.loc[op], old.loc[op], before) | {"source": stage}
+                     for op in OPS if op in new.index and op in old.index]
+    if "drift" in views:
+        baseline, (base_summary, base_kernels) = views["drift"]
+        unchanged = drift((base_summary, base_kernels), (summary, kernels))["op"]
+        old, new = _hand_written(base_summary), _hand_written(summary)
+        rows += [_versus("drift", op, new.loc[op], old.loc[op], baseline) for op in unchanged]
+    return frame(rows)
+
+
 def from_claims(kind: str, claims: pd.DataFrame) -> pd.DataFrame:
     """The targets' or predictions' comparisons (`judged`, as the claims table records them) as verdict rows."""
     rows = claims.rename(columns={"left": "what", "left_value": "value", "right_value": "reference",
@@ -144,11 +190,14 @@ def _op_of(claim: str) -> str | None:
 
 
 def _assembled(namespace: str, tables: dict[str, pd.DataFrame], judged_summary: pd.DataFrame,
-          judged_sweep: pd.DataFrame | None, roof: tuple[dict, dict] | None, judged: dict) -> pd.DataFrame:
-    """Every verdict of a namespace, as the note states them: `judged_summary` and `judged_sweep` hold each peer at
-    its best known (`judging`); `roof` (shapes, roofline) where the note sets ours against the roofline;
-    `judged` the claims rows of the targets and predictions (`judged`)."""
+          judged_sweep: pd.DataFrame | None, roof: tuple[dict, dict] | None, judged: dict,
+          views: dict | None = None) -> pd.DataFrame:
+    """Every verdict of a namespace: `judged_summary` and `judged_sweep` hold each peer at its best known
+    (`judging`); `roof` (shapes, roofline) where the note sets ours against the roofline; `judged` the claims rows
+    of the targets and predictions (`judged`); `views` the cross-namespace views (history.views)."""
     parts = [standing(tables["summary"], judged_summary)]
+    if views:
+        parts.append(across(views, tables["summary"], tables["kernels"]))
     if roof:
         parts.append(roofline(tables["summary"], *roof))
     if judged_sweep is not None:
@@ -469,6 +518,7 @@ def judged(tables: dict[str, pd.DataFrame], targets: dict | None = None,
 
 
 def verdict_table(namespace: str, tables: dict[str, pd.DataFrame], roofline: tuple[dict, dict] | None = None,
-                  targets: dict | None = None, predictions: tuple[dict, ...] = ()) -> pd.DataFrame:
-    """Every verdict the note states, each peer at its best known: the `verdicts` evidence table."""
-    return _assembled(namespace, tables, *judging(tables), roofline, judged(tables, targets, predictions))
+                  targets: dict | None = None, predictions: tuple[dict, ...] = (),
+                  views: dict | None = None) -> pd.DataFrame:
+    """Every verdict of a namespace, each peer at its best known: the `verdicts` evidence table."""
+    return _assembled(namespace, tables, *judging(tables), roofline, judged(tables, targets, predictions), views)

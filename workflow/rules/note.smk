@@ -33,6 +33,7 @@ rule verdicts:
     """Every judgment the note states beside a number (verdicts.py): made here, worded by the note."""
     input:
         unpack(lambda w: {name: evidence_table(w.ns, name) for name in verdict_tables(w.ns)}),
+        unpack(lambda w: history_inputs(w.ns)),
         code=code_of("verdicts"),
     output:
         "work/{ns}/verdicts.parquet",
@@ -44,6 +45,8 @@ rule verdicts:
         roofline=lambda w: ns_of(w).roofline if ns_of(w).sweep else None,
         targets=lambda w: ns_of(w).targets,
         config=lambda w: published_config(w.ns),
+        progression=lambda w: ns_of(w).progression,
+        drift=lambda w: ns_of(w).drift,
     script:
         "../scripts/verdicts.py"
 

@@ -3,23 +3,10 @@ from pathlib import Path
 
 import pandas as pd
 
-from fieldnote import authored, note, verdicts
+from fieldnote import authored, history, note, verdicts
 from fieldnote.errors import PipelineError
 from fieldnote.io import write_bytes, write_table
 from fieldnote.script import entry
-
-
-def history(snakemake) -> dict:
-    i, p = snakemake.input, snakemake.params
-    views = {}
-    if p.progression:
-        summaries = {ns: pd.read_parquet(path) for ns, path in zip(p.progression["namespaces"], i.progression,
-                                                                    strict=True)}
-        views["progression"] = (summaries, p.progression.get("changes", {}))
-    if p.drift:
-        summary, kernels = (pd.read_parquet(path) for path in i.drift)
-        views["drift"] = (p.drift["baseline"], (summary, kernels))
-    return views
 
 
 @entry
@@ -29,7 +16,7 @@ def main(snakemake):
     environment = json.loads(open(i.environment).read())
     roofline = (p.shapes, p.roofline) if p.roofline else None
     authored.refuse_typed_prose(p.namespace_file, p.description, p.progression, p.targets)
-    views = history(snakemake)
+    views = history.views(p.progression, p.drift, i.get("progression", ()), i.get("drift", ()))
     predictions = tuple((p.config or {}).get("predictions") or ())
     try:
         judged = verdicts.judged(tables, p.targets, predictions)  # the targets' and predictions' comparisons

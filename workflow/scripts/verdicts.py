@@ -1,6 +1,6 @@
 import pandas as pd
 
-from fieldnote import verdicts
+from fieldnote import history, verdicts
 from fieldnote.io import write_table
 from fieldnote.script import entry
 
@@ -11,7 +11,8 @@ def main(snakemake):
     tables = {name: pd.read_parquet(i[name]) for name in p.tables}
     roofline = (p.shapes, p.roofline) if p.roofline else None
     predictions = tuple((p.config or {}).get("predictions") or ())
-    rows = verdicts.verdict_table(snakemake.wildcards.ns, tables, roofline, p.targets, predictions)
+    views = history.views(p.progression, p.drift, i.get("progression", ()), i.get("drift", ()))
+    rows = verdicts.verdict_table(snakemake.wildcards.ns, tables, roofline, p.targets, predictions, views)
     write_table(snakemake.output[0], rows)
 
 
