@@ -259,7 +259,7 @@ def test_the_note_shows_each_ops_contract_its_probes_rate_and_a_dash_where_it_ha
 def test_tf32_is_allowed_inside_the_probe_and_the_processs_setting_restored_after():
     import torch
 
-    from fieldnote.workload import full_fp32
+    from fieldnote.check import full_fp32
 
     full_fp32()
     with ceiling.tf32_allowed():

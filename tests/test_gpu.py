@@ -194,9 +194,10 @@ def test_capture_backends_see_every_launch_of_one_session(tmp_path, backend):
     """One profiled session of torch and the cuda kernel, as the capture stage runs it: whole launch counts, each
     kernel in its own range, every row carrying the GPU it ran on and its clocks."""
     from fieldnote import capture
+    from fieldnote.capture import backends
     from fieldnote.capture.summary import summarize
 
-    module = capture.backend(backend)
+    module = backends.backend(backend)
     if not module.available():
         pytest.skip(f"{backend} not available here")
     shape = {"rows": 256, "cols": 768}
@@ -371,11 +372,12 @@ def test_a_measurements_compiled_subject_runs_on_the_gpu_only_inside_its_holds(t
 def test_a_sweep_session_captures_every_point_under_its_own_name(tmp_path):
     """Points named implementation@shape, each with inputs drawn at its shape, in one nsys session."""
     from fieldnote import capture
+    from fieldnote.capture import backends
     from fieldnote.capture.summary import summarize
     from fieldnote.subjects import attributes, describe
     from fieldnote.sweep import subjects, table
 
-    if not capture.backend("nsys").available():
+    if not backends.backend("nsys").available():
         pytest.skip("nsys not available here")
     _, cubin = staged(tmp_path, "gelu", {"rows": 8, "cols": 768}, "gelu_bias_sigmoid_vec4")
     implementations = {"torch": {"implementation": "torch", "variant": None, "cubin": None},
@@ -383,7 +385,7 @@ def test_a_sweep_session_captures_every_point_under_its_own_name(tmp_path):
     shapes = [{"rows": 1024, "cols": 768}, {"rows": 16384, "cols": 4096}]
     points, skipped = subjects("gelu", shapes, implementations, SEED)
     job = capture.Job("gelu", points, "", {}, iterations=20, warmup=3, repeats=1)
-    kernels = capture.backend("nsys").capture(job, tmp_path).assign(op="gelu", backend="nsys")
+    kernels = backends.backend("nsys").capture(job, tmp_path).assign(op="gelu", backend="nsys")
     kernels = describe(kernels, attributes("gelu", points))  # as the sweep capture stage writes them
     swept = table(summarize(kernels), {"bandwidth_gbs": 4300, "fp32_tflops": 67, "l2_bytes": 60 * 2**20})
     assert not skipped and len(swept) == 4

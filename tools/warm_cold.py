@@ -14,6 +14,7 @@ import yaml
 
 from fieldnote import capture, inputs
 from fieldnote.build import cuda as build
+from fieldnote.capture import backends
 from fieldnote.capture.summary import summarize
 from fieldnote.config import load_namespaces
 from fieldnote.measurements import control_band, summary
@@ -48,7 +49,7 @@ def main(ns: str, out: Path, left_out=()) -> None:
                               iterations=100, warmup=25, repeats=3, tolerance=namespace.tolerance,
                               namespace=f"{ns} (warm/cold)", caches=("warm", "cold"))
             (tmp / op).mkdir()
-            kernels = capture.backend("nsys").capture(job, tmp / op).assign(op=op, backend="nsys")
+            kernels = backends.backend("nsys").capture(job, tmp / op).assign(op=op, backend="nsys")
             rows.append((kernels, control_band(summarize(kernels), 0.05)))
             print(f"{op}: captured", flush=True)
     kernels = pd.concat([k for k, _ in rows], ignore_index=True)

@@ -206,7 +206,7 @@ def probes_of(op: str, shape: dict) -> list:
 
 @contextmanager
 def tf32_allowed():
-    """TF32 in cuBLAS for the calls inside, and the process's setting as it was after them (workload.full_fp32
+    """TF32 in cuBLAS for the calls inside, and the process's setting as it was after them (check.full_fp32
     forbids TF32 everywhere else)."""
     import torch
 

@@ -48,6 +48,13 @@ def cases(op: str, full_shape: Shape, seed: int, full_inputs: dict | None, small
     return found
 
 
+def full_fp32() -> None:
+    """FP32 as the contract says: no TF32 anywhere torch could choose it."""
+    torch.backends.cuda.matmul.allow_tf32 = False
+    torch.backends.cudnn.allow_tf32 = False
+    torch.set_float32_matmul_precision("highest")
+
+
 def reference(op: str, inputs: dict, device: str = "cpu") -> torch.Tensor:
     """The op's torch expression on float64 copies of the inputs (arrays or tensors), on `device`: torch's own
     float64 kernels, not the float32 path of any implementation checked against it. On the GPU at the sweep's largest
@@ -109,7 +116,6 @@ def run_checks(run, op: str, subject: str, device: str, cases: list[Case], toler
     """Each case (its reference, the run and the comparison, on the device) under `hold(case)`, the GPU lock a check
     takes (gpulock.for_check)."""
     if device == "cuda":
-        from .workload import full_fp32
         full_fp32()
     rows = []
     for case in cases:

@@ -6,7 +6,6 @@ file and the key, raised before any job runs.
 from __future__ import annotations
 
 import copy
-import json
 import math
 import re
 from dataclasses import asdict, dataclass, fields
@@ -20,9 +19,8 @@ from referencing import Registry, Resource
 from . import names
 from .errors import PipelineError
 from .ops import OPS
-from .paths import SCHEMAS
+from .schemas import FAST, schema
 from .toolchains import TOOLCHAINS
-from .vocabulary import MEASURED
 
 # The most bytes one op's inputs and output may take at any of a namespace's shapes: the inputs are drawn in host
 # memory and the GPU holds them with the output (the H200 has 141 GB); a shape beyond this is a typing slip.
@@ -112,44 +110,6 @@ class Namespace:
 PROVENANCE = ("archived", "archived_sha256", "replay", "replay_sha256", "replay_pinned", "stated")  # not the config
 
 
-def _shape_schema(op) -> dict:
-    dims = {d: {"$ref": "#/$defs/dim0" if d in op.may_be_zero else "#/$defs/dim"} for d in op.dims}
-    return {"type": "object", "additionalProperties": False, "required": list(op.dims), "properties": dims}
-
-
-def _per_op(node):
-    """The schemas name no op nor implementation: `x-per-op: TEMPLATE` becomes one property per op of the registry
-    (`{op}` in the template replaced by its name; `shape` its dims), `x-op-name` the registry's op names and
-    `x-implementation-name` the implementations the pipeline measures."""
-    if isinstance(node, dict):
-        template = node.pop("x-per-op", None)
-        if template is not None:
-            node["properties"] = {op: _shape_schema(spec) if template == "shape"
-                                  else json.loads(json.dumps(template).replace("{op}", op))
-                                  for op, spec in OPS.items()}
-        if node.pop("x-op-name", False):
-            node["enum"] = list(OPS)
-        if node.pop("x-implementation-name", False):
-            node["enum"] = list(MEASURED)
-        for value in node.values():
-            _per_op(value)
-    elif isinstance(node, list):
-        for value in node:
-            _per_op(value)
-    return node
-
-
-def schema(name: str) -> dict:
-    """A schema of config/schemas/, its per-op parts filled in from the op registry."""
-    return _per_op(copy.deepcopy(_schema_file(name)))
-
-
-@cache  # a no-op run asked for the two schemas six times
-def _schema_file(name: str) -> dict:
-    return yaml.load((SCHEMAS / name).read_text(), Loader=_FAST)  # noqa: S506 (a SafeLoader)
-
-
-
 @cache  # one per process: every namespace file is validated against the same schemas
 def _validator(name: str) -> jsonschema.Validator:
     registry = Registry().with_resources(
@@ -158,8 +118,7 @@ def _validator(name: str) -> jsonschema.Validator:
     return jsonschema.validators.validator_for(contents)(contents, registry=registry)
 
 
-_FAST = getattr(yaml, "CSafeLoader", yaml.SafeLoader)  # libyaml where PyYAML was built with it: parsing is most
-# of what a no-op run spends on the configuration
+_FAST = FAST  # libyaml's where PyYAML has it: parsing is most of what a no-op run spends on the configuration
 
 
 class _UniqueKeyLoader(_FAST):

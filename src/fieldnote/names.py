@@ -14,7 +14,7 @@ from .paths import ROOT
 @cache
 def pattern() -> str:
     """The name pattern without its anchors, as a Snakemake wildcard constraint takes it."""
-    from .config import schema  # config reads names: imported here, once both are loaded
+    from .schemas import schema
 
     return schema("namespace.schema.yaml")["$defs"]["name"]["pattern"].removeprefix("^").removesuffix("$")
 

@@ -8,18 +8,10 @@ import functools
 from pathlib import Path
 
 from . import inputs
+from .check import full_fp32
 from .implementations import runner
 from .ops import OPS
 from .verified import Measured
-
-
-def full_fp32() -> None:
-    """FP32 as the contract says: no TF32 anywhere torch could choose it."""
-    import torch
-
-    torch.backends.cuda.matmul.allow_tf32 = False
-    torch.backends.cudnn.allow_tf32 = False
-    torch.set_float32_matmul_precision("highest")
 
 
 def prepare(op: str, implementation: str, npz: str, shape: dict, variant: str | None = None,

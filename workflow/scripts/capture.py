@@ -27,10 +27,11 @@ def main(snakemake):
     name = "-".join([w.op, *p.subjects])
     gpu.require(f"capture ({w.backend}: {name})", f"results/{w.ns}")
     from fieldnote import capture, sanitize
+    from fieldnote.capture import backends
 
     subjects = sanitize.gate(snakemake, p.subjects, f"{w.ns}: {w.op}")
 
-    backend = capture.backend(w.backend)
+    backend = backends.backend(w.backend)
     job = capture.Job(op=w.op, subjects=subjects, npz=snakemake.input.npz, shape=p.op["shape"],
                       iterations=p.capture["iterations"], warmup=p.capture["warmup"],
                       repeats=p.capture["repeats"] if w.backend != "ncu" else 1, tolerance=p.op["tolerance"],

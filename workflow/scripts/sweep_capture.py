@@ -16,9 +16,10 @@ def main(snakemake):
     import pandas as pd
 
     from fieldnote import capture
+    from fieldnote.capture import backends
     from fieldnote.sweep import passed
 
-    backend = capture.backend(p.backend)
+    backend = backends.backend(p.backend)
     points = passed(p.points, pd.concat(map(pd.read_parquet, snakemake.input.checks)))
     job = capture.Job(op=w.op, subjects=points, npz="", shape={}, iterations=p.capture["sweep_iterations"],
                       warmup=p.capture["sweep_warmup"], repeats=p.capture["repeats"], tolerance=p.tolerance,

@@ -72,15 +72,6 @@ def label(kernels, job: Job):
     return kernels
 
 
-def backend(name: str):
-    from . import cupti, ncu, nsys
-
-    modules = {"nsys": nsys, "cupti": cupti, "ncu": ncu}
-    if name not in modules:
-        raise PipelineError(f"capture: unknown backend '{name}' (known: {', '.join(modules)})")
-    return modules[name]
-
-
 def resolve(requested: list[str]) -> list[str]:
     """`auto` is nsys where it is on PATH, else cupti (which needs only torch)."""
     return [("nsys" if shutil.which("nsys") else "cupti") if b == "auto" else b for b in requested]

@@ -1,0 +1,67 @@
+"""The package's import graph, deferred imports inside functions included: no circle, so that each module can be
+read after the ones it imports (issue 43). Read from the source with `ast`, nothing imported."""
+import ast
+from pathlib import Path
+
+from conftest import ROOT
+
+PACKAGE = ROOT / "src" / "fieldnote"
+
+
+def module_name(path: Path) -> str:
+    return ".".join(path.relative_to(PACKAGE.parent).with_suffix("").parts).removesuffix(".__init__")
+
+
+MODULES = {module_name(p): p for p in PACKAGE.rglob("*.py")}
+
+
+def imported(name: str) -> set[str]:
+    """The package's modules one module imports anywhere in it (a name imported from a package is its module
+    where it is one)."""
+    path, found = MODULES[name], set()
+    here = name.split(".") if path.name == "__init__.py" else name.split(".")[:-1]
+    for node in ast.walk(ast.parse(path.read_text())):
+        if isinstance(node, ast.ImportFrom):
+            base = ".".join(here[:len(here) - node.level + 1] + [node.module or ""]) if node.level else node.module
+            base = (base or "").rstrip(".")
+            found |= {f"{base}.{a.name}" if f"{base}.{a.name}" in MODULES else base for a in node.names}
+        elif isinstance(node, ast.Import):
+            found |= {a.name for a in node.names}
+    return {m for m in found if m in MODULES and m != name}
+
+
+def circles(graph: dict[str, set[str]]) -> list[list[str]]:
+    """The strongly connected parts of more than one module (Tarjan's algorithm)."""
+    index, low, stack, found, count = {}, {}, [], [], [0]
+
+    def visit(v):
+        index[v] = low[v] = count[0]
+        count[0] += 1
+        stack.append(v)
+        for w in graph[v]:
+            if w not in index:
+                visit(w)
+                low[v] = min(low[v], low[w])
+            elif w in stack:
+                low[v] = min(low[v], index[w])
+        if low[v] == index[v]:
+            part = []
+            while not part or part[-1] != v:
+                part.append(stack.pop())
+            if len(part) > 1:
+                found.append(sorted(part))
+
+    for v in graph:
+        if v not in index:
+            visit(v)
+    return found
+
+
+def test_no_module_of_the_package_imports_itself_back():
+    graph = {name: imported(name) for name in MODULES}
+    assert sum(map(len, graph.values())) > 100  # the graph was read
+    assert circles(graph) == []
+
+
+def test_a_circle_would_be_found():
+    assert circles({"a": {"b"}, "b": {"c"}, "c": {"a"}, "d": {"a"}}) == [["a", "b", "c"]]
