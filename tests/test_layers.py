@@ -65,3 +65,16 @@ def test_no_module_of_the_package_imports_itself_back():
 
 def test_a_circle_would_be_found():
     assert circles({"a": {"b"}, "b": {"c"}, "c": {"a"}, "d": {"a"}}) == [["a", "b", "c"]]
+
+
+def test_a_kernel_file_depends_on_the_files_of_its_folder_it_imports(tmp_path):
+    """No op named in the workflow: the triangle's Triton kernel is the matmul's because its file imports it."""
+    from fieldnote.kernels import sources
+
+    assert sources("triton", "triangle") == ["kernels/triton/triangle.py", "kernels/triton/matmul.py"]
+    assert sources("triton", "gelu") == ["kernels/triton/gelu.py"]
+    folder = tmp_path / "kernels" / "triton"
+    folder.mkdir(parents=True)
+    (folder / "silu.py").write_text("from .gelu import launch\nfrom .silu import x\n")
+    (folder / "gelu.py").write_text("from .silu import y\n")
+    assert sources("triton", "silu", tmp_path) == ["kernels/triton/silu.py", "kernels/triton/gelu.py"]

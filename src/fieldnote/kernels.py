@@ -3,6 +3,7 @@ from __future__ import annotations
 
 import importlib
 import sys
+from pathlib import Path
 from types import ModuleType
 
 from .paths import ROOT
@@ -18,3 +19,20 @@ def load(implementation: str, op: str) -> ModuleType:
 def function(implementation: str, op: str):
     """The op's entry point in that kernel file: a function named after the op."""
     return getattr(load(implementation, op), op)
+
+
+def sources(implementation: str, op: str, root: Path = ROOT) -> list[str]:
+    """kernels/<implementation>/<op>.py and the files of its folder it imports (the triangle's Triton kernel is the
+    matmul's), relative to `root`: what a job running it depends on."""
+    import ast
+
+    folder, todo, found = Path("kernels") / implementation, [op], []
+    while todo:
+        name = todo.pop()
+        path = folder / f"{name}.py"
+        if str(path) in found or not (root / path).is_file():
+            continue
+        found.append(str(path))
+        tree = ast.parse((root / path).read_text())
+        todo += [n.module for n in ast.walk(tree) if isinstance(n, ast.ImportFrom) and n.level == 1 and n.module]
+    return found
