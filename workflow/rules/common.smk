@@ -283,8 +283,6 @@ def check_inputs(wildcards):
     return files
 
 
-
-
 def tune_of(ns, op, subjects=None):
     """The tunes an op's torch.compile jobs compile from (script.py points inductor at the kept cache)."""
     compiled = subjects is None or any(s["implementation"] == "compiled" for s in subjects.values())
