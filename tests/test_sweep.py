@@ -231,3 +231,14 @@ def test_the_sweep_target_is_met_only_where_the_worst_interval_is_under_it():
     _, measured, verdict, (judged,) = verdicts._sweep_target(verdicts.sweep_ratios(swept), "gelu", 1.0)
     assert measured.startswith("1.00 [0.9") and measured.endswith("at 4096x768")  # 0.9986 rounded
     assert judged.value > 1 and verdict.startswith("missed")
+
+
+def test_the_sweep_figure_draws_a_line_for_every_row_width():
+    """Four widths and three line styles once left the fourth width out of the figure (h200-002's GELU at 4096)."""
+    widths = [768, 770, 3001, 4096]
+    rows = pd.DataFrame([{"op": "gelu", "implementation": impl, "shape": f"{r}x{w}", "kernel_us": 10.0,
+                          "bytes": 8 * r * w, "bound": "memory", "achieved_gbs": 1000.0, "flops": 0,
+                          "achieved_tflops": 0.0} for impl in ("torch", "cuda") for w in widths for r in (1024, 4096)])
+    fig = figures.sweep(rows, "gelu", {"bandwidth_gbs": 4800, "fp32_tflops": 67, "l2_bytes": 60 << 20})
+    labels = [line.get_label() for line in fig.axes[0].get_lines() if not line.get_label().startswith("_")]
+    assert labels == [f"{name}, {w} columns" for name in ("PyTorch", "CUDA C++") for w in widths]

@@ -6,6 +6,7 @@ from pathlib import Path
 
 import pandas as pd
 
+from .ops import OPS as SPECS
 from .vocabulary import COLORS, IMPLEMENTATIONS, OPS, hand_written
 
 
@@ -72,9 +73,13 @@ def launches(summary: pd.DataFrame, namespace: str):
     return fig
 
 
-def progression(stages: pd.DataFrame, ops=("matmul", "layernorm"), namespace: str | None = None):
+def progression(stages: pd.DataFrame, ops=None, namespace: str | None = None):
     """Kernel time of the hand-written kernel at each stage (namespace), one panel per op, with the speed-up
-    factor printed between stages. `stages` has columns namespace, op, kernel_us, in stage order."""
+    factor printed between stages. `stages` has columns namespace, op, kernel_us, in stage order; `ops` by default
+    those the registry stages."""
+    from .history import staged
+
+    ops = ops or staged()
     fig, axes = pyplot().subplots(1, len(ops), figsize=(5 * len(ops), 3.8), squeeze=False)
     for ax, op in zip(axes[0], ops, strict=True):
         rows = stages[stages["op"] == op].reset_index(drop=True)
@@ -163,6 +168,9 @@ def draw_all(summary: pd.DataFrame, namespace: str, folder: Path) -> list[Path]:
                    summary_values(summary, {"launches": "Launches per iteration"})))
 
 
+LINE_STYLES = ["-", "--", ":", "-."]
+
+
 def sweep(table: pd.DataFrame, op: str, roofline: dict, namespace: str | None = None):
     """Achieved bandwidth (memory-bound ops) or FLOP/s (compute-bound) of every implementation against the
     problem size, under the machine's roof; for memory-bound ops a line marks where the data outgrows L2."""
@@ -171,12 +179,14 @@ def sweep(table: pd.DataFrame, op: str, roofline: dict, namespace: str | None = 
     x, y = ("flops", "achieved_tflops") if compute else ("bytes", "achieved_gbs")
     roof = roofline["fp32_tflops"] if compute else roofline["bandwidth_gbs"]
     fig, ax = pyplot().subplots(figsize=(8.4, 3.8), layout="constrained")  # the legend beside the axes, not on them
-    widths = sorted({s.split("x")[-1] for s in rows["shape"]}, key=int) if op in ("gelu", "layernorm") else [None]
+    by = SPECS[op].sweep_lines_by  # a line per row width, or one line
+    widths = sorted({str(SPECS[op].parse_label(s)[by]) for s in rows["shape"]}, key=int) if by else [None]
     for impl in [i for i in IMPLEMENTATIONS if i in set(rows["implementation"])]:
-        for style, width in zip(["-", "--", ":"], widths, strict=False):
+        for i, width in enumerate(widths):  # every width drawn, the line styles taken in turn
+            style = LINE_STYLES[i % len(LINE_STYLES)]
             line = rows[rows["implementation"] == impl]
             if width is not None:
-                line = line[line["shape"].str.endswith(f"x{width}")]
+                line = line[[str(SPECS[op].parse_label(s)[by]) == width for s in line["shape"]]]
             if line.empty:
                 continue
             line = line.sort_values(x)

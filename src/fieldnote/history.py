@@ -14,10 +14,17 @@ def hand_written_times(summary: pd.DataFrame) -> pd.Series:
     return mine.set_index("op")["kernel_us"]
 
 
-def progression(summaries: dict[str, pd.DataFrame], changes: dict[str, str], ops=("matmul", "layernorm")):
+def staged() -> list[str]:
+    """The ops a progression shows, in the registry's order (Op.in_progression)."""
+    from .ops import OPS as SPECS
+
+    return [op for op in OPS if SPECS[op].in_progression]
+
+
+def progression(summaries: dict[str, pd.DataFrame], changes: dict[str, str], ops=None):
     """One row per stage: each op's kernel time read from that stage's own namespace, the speed-up factor
-    from the stage before, and what changed."""
-    rows, previous = [], None
+    from the stage before, and what changed (`ops`: by default those the registry stages)."""
+    ops, rows, previous = ops or staged(), [], None
     for namespace, summary in summaries.items():
         times = hand_written_times(summary)
         row = {"Stage": f"`{namespace}`"}

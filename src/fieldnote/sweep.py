@@ -10,6 +10,7 @@ import pandas as pd
 
 from .ops import OPS
 from .subjects import point_name
+from .vocabulary import HAND_WRITTEN
 
 
 def subjects(op: str, shapes: list[dict], implementations: dict[str, dict], seed: int) -> tuple[dict, list[dict]]:
@@ -50,7 +51,8 @@ def target_points(op: str, points: dict, targets: dict | None) -> dict:
     named = [(t["shape"], t["versus"]) for t in (targets or {}).get("points", []) if t["op"] == op]
     label = OPS[op].label
     return {name: p for name, p in points.items()
-            if any(label(p["shape"]) == shape and p["implementation"] in ("cuda", versus) for shape, versus in named)}
+            if any(label(p["shape"]) == shape and (p["implementation"] in HAND_WRITTEN or p["implementation"] == versus)
+                   for shape, versus in named)}
 
 
 def counters_at(op: str, points: dict, capture: dict, tolerance: dict, namespace: str, workdir) -> pd.DataFrame:

@@ -129,6 +129,10 @@ class Op:
     # Fresh values for the floating-point inputs of every timed call, drawn on the device from a torch.Generator
     # (float tensors by name, generator): an op whose inputs are not normal(0, 0.25) says how it draws them.
     redraw: Callable[[dict, object], None] = redraw_normal
+    # Shown stage by stage in a progression (its table and figure): an op whose hand-written kernel the stages
+    # rewrote. The dim that holds a row's width, where the sweep figure draws a line per width.
+    in_progression: bool = False
+    sweep_lines_by: str | None = None
 
     def label(self, shape: Shape) -> str:
         """The shape as the note writes it: 1024x1024x1024, 4096x768, ..."""

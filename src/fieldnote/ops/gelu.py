@@ -71,6 +71,7 @@ OP = Op(
     title="Bias + GELU",
     order=2,
     dims=("rows", "cols"),
+    sweep_lines_by="cols",
     make_inputs=make_inputs,
     output_shape=lambda s: (s["rows"], s["cols"]),
     torch_args=("x", "bias"),

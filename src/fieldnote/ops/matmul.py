@@ -234,6 +234,7 @@ OP = Op(
     title="Matrix multiplication",
     order=1,
     dims=("m", "n", "k"),
+    in_progression=True,
     make_inputs=make_inputs,
     output_shape=lambda s: (s["m"], s["n"]),
     torch_args=("a", "b"),
