@@ -116,11 +116,11 @@ class Op:
     torch_args: tuple[str, ...]
     triton_args: tuple[str, ...]
     small_shapes: tuple[Shape, ...]
+    # The least work any implementation must do at a shape: (bytes to and from memory, each input read once and
+    # the output written once; floating-point operations). The floors, the roofline and the sweep are drawn from it.
+    work: Callable[[Shape], tuple[int, int]]
     edge_cases: tuple[EdgeCase, ...] = ()
     cuda_variants: dict[str, CudaVariant] = field(default_factory=dict)
-    # The least work any implementation must do at a shape: (bytes to and from memory, each input read once and
-    # the output written once; floating-point operations). The sweep's roofline is drawn from it.
-    work: Callable[[Shape], tuple[int, int]] | None = None
     may_be_zero: tuple[str, ...] = ()  # dims a shape may set to 0 (a graph with no edges)
     # What the compute floor holds its kernel times to: the FLOPs of `work` on this unit (ceiling.py). Not the
     # contract of each implementation but the cheapest among them (the FP32 pipes' peak is no floor where one of
