@@ -8,7 +8,10 @@ One row per judgment, by `kind`:
 - `sweep`: at each sweep point, ours against the fastest peer there, `worst` marking the op's highest ratio;
 - `floor`: each implementation against the floors measured beside it (the copy of its bytes; its FLOPs at the rate
   of its precision contract's unit), per L2 state;
-- `target`, `prediction`: the targets' and predictions' comparisons, as the claims table records them.
+- `progression`, `drift`: ours against another namespace's hand-written kernel (the stage before; the drift
+  baseline, where the kernel is unchanged), each side with its own interval;
+- `target`, `prediction`: the targets' and predictions' comparisons, as the claims table records them (their row
+  texts too, which the targets table prints).
 """
 from __future__ import annotations
 
