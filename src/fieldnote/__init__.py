@@ -4,8 +4,8 @@ import sys
 
 # A build exists for its ptxas report, and a compile answered from the CUDA compute cache (~/.nv/ComputeCache,
 # which NVRTC 12.9 and later consult) skips ptxas and leaves an empty log. Set here, when the package is first
-# imported, as early as the package can: with the build module setting it, GPU tests that ran torch's kernels
-# before their first build lost the reports (2026-12-02; which library read the setting earlier is not known).
+# imported, as early as the package can: set by the build module, it came too late for GPU tests that had run
+# torch's kernels before their first build (docs/h200-runbook.md).
 os.environ["CUDA_CACHE_DISABLE"] = "1"
 
 __version__ = "0.1.0"

@@ -137,8 +137,8 @@ timed_alone = 0  # this process's timings taken alone so far: a GPU test sees th
 # Where inductor times a whole set of candidates, one after another: max-autotune's choices for one matrix product
 # (17 at 1000^3 on the H200) and a Triton kernel's configs. Alone once for the set, not once per candidate: each
 # turn alone waits for every check then holding the GPU (a compile holds it for seconds), and per candidate those
-# waits were most of the compiled checks' time (the matmul's 194 s of 294 on 2026-12-02). Optional: a torch
-# without one keeps the per-timing turns.
+# waits were most of the compiled checks' time (docs/pipeline-time.md). Optional: a torch without one keeps the
+# per-timing turns.
 BATCHES = (("torch._inductor.select_algorithm", "AlgorithmSelectorCache", "benchmark_choices"),
            ("torch._inductor.select_algorithm", "AlgorithmSelectorCache", "benchmark_in_current_process"),
            ("torch._inductor.runtime.triton_heuristics", "CachingAutotuner", "benchmark_all_configs"))
@@ -146,10 +146,10 @@ BATCHES = (("torch._inductor.select_algorithm", "AlgorithmSelectorCache", "bench
 # Where inductor compiles one graph (lowering, codegen, Triton's compiles: seconds of CPU), in which the GPU sees this
 # process only through the timings above (alone at a measured shape, shared at a small case's), and the example inputs
 # max-autotune draws for a matrix product's candidates (`benchmark_in_current_process`, which draws them, then times
-# them, in the same hold). The shared hold is given up meanwhile: the matmul's compile held it 33 s at a time, 86 s in
-# all, and the other compiled checks' turns alone waited for it (most of their 93 s of waiting in an h200-001 copy,
-# 2026-12-03). Only where every one of those is reached (`_compile_unheld`); a GPU test checks that every kernel, copy
-# and fill of a compiled check falls inside one of its holds (tests/test_gpu.py).
+# them, in the same hold). The shared hold is given up meanwhile: held, a compile kept the other compiled checks'
+# turns alone waiting for seconds at a time (docs/pipeline-time.md). Only where every one of those is reached
+# (`_compile_unheld`); a GPU test checks that every kernel, copy and fill of a compiled check falls inside one of its
+# holds (tests/test_gpu.py).
 COMPILE = ("torch._inductor.compile_fx", "_compile_fx_inner")
 
 # Where inductor has Triton compile one kernel (LLVM and ptxas: CPU only), from wherever it is called: inside a set of
@@ -229,9 +229,8 @@ def autotuning(timings_alone: bool = True):
     the CPU (COMPILE) nor while Triton compiles a kernel (KERNEL_COMPILE, even inside a set's timings), and for each
     timing of a candidate kernel or set of candidates (BATCHES) alone where `timings_alone`, else shared, the hold
     converted and back. While one compile waits for its turn to time, it holds nothing, so two compiles never wait
-    for each other; nor does a window wait for a compile at a shape that is not measured (the matmul's small cases
-    held the GPU shared 23 s each while they compiled and autotuned, and every other check and window waited behind
-    a turn alone that waited for them: 47 s of an h200-001 copy's run, 2026-12-03). With an inductor whose timings
+    for each other; nor does a window wait for a compile at a shape that is not measured (docs/pipeline-time.md, the
+    twenty-second session). With an inductor whose timings
     cannot be reached, or with FIELDNOTE_AUTOTUNE_ALONE=compile (where a GPU test found a timing that went around the
     benchmarker), alone throughout where `timings_alone`, else shared."""
     benchmarker = _inductor_benchmarker()

@@ -57,13 +57,10 @@ def compiled(op: str):
     setattr(dynamo, limit, max(getattr(dynamo, limit), SHAPES_A_PROCESS))
     setattr(dynamo, fail, True)
     if "TORCHINDUCTOR_COMPILE_THREADS" not in os.environ:
-        # Inductor's worker pool (a process per core) costs more than it saves here. For one fused kernel its start
-        # cost more than the compile: on the H200's host a GELU compiled check took 21.8 s and 29.6 CPU-seconds with
-        # it, 13.8 s and 15.9 without (tools/compile_cpu.py, 2026-12-03). Where max-autotune has GEMM templates, it
-        # compiles them side by side in threads of this process without the pool too; with it, from the second
-        # shape on, this process compiled them all again as it timed them, missing the pool's Triton cache entries
-        # (tools/compile_twice.py: the matmul's first call at 70x132x36, 29.0 s with the pool, 5.8 without). Read
-        # when the first compile would start the pool (async_compile.warm_pool).
+        # Inductor's worker pool (a process per core) costs more than it saves here: its start costs more than one
+        # fused kernel's compile, and with it a later shape compiled max-autotune's GEMM templates again as it timed
+        # them (tools/compile_cpu.py, tools/compile_twice.py; docs/pipeline-time.md, the twenty-third session).
+        # Read when the first compile would start the pool (async_compile.warm_pool).
         import torch._inductor.config as inductor
 
         inductor.compile_threads = 1

@@ -36,7 +36,7 @@ def workload(job: dict) -> None:
     """Launch each variant once at each case, synchronized, each launch announced first. Each launch holds the
     GPU lock shared (gpulock), not the whole sanitized process: its start, imports and instrumentation are most of
     a tool run's 8 to 12 s, and a measurement window, or one of torch.compile's timings, waiting for the GPU waited
-    for all of it (in an h200-001 copy's run, sanitizer runs held the GPU 141 s while windows waited, 2026-12-02)."""
+    for all of it (docs/pipeline-time.md, the seventeenth session)."""
     from .gpulock import shared
     from .implementations import runner
     from .ops import OPS

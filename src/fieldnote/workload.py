@@ -49,9 +49,9 @@ def first_calls(calls) -> None:
 def prepared_each(makers: dict, implementations: dict, first: bool = True) -> dict:
     """Each maker's call made (inputs uploaded, kernels loaded) and, where `first`, called once (first_calls), in
     a hold of the GPU lock of its own (gpulock.for_check: shared, and none while inductor compiles a torch.compile
-    subject): a measurement window waiting for the GPU then waits for one subject's GPU work, not for all of a job's
-    (29 s once, for a sweep's), nor for a compile (a compiled subject's preparation held the GPU 7 to 10 s in each
-    measurement job of an h200-001 copy, 2026-12-03). `implementations`: each maker's, by name."""
+    subject): a measurement window waiting for the GPU then waits for one subject's GPU work, not for all of a job's,
+    nor for a compile (docs/pipeline-time.md, the nineteenth session). `implementations`: each maker's, by
+    name."""
     from .gpulock import for_check
     from .progress import PREPARE, phase
 
