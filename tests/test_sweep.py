@@ -216,10 +216,11 @@ def test_a_point_captured_three_times_is_judged_by_its_interval():
     assert (swept["kernel_us"] <= swept["kernel_high_us"]).all()
     ratios = verdicts.sweep_ratios(swept).set_index("shape")
     assert ratios.loc["4096x768", "ratio"] < 1 < ratios.loc["4096x768", "ratio_high"]
-    assert note.at_or_under(ratios) == "1 of 2 (1 not distinguishable from 1.00)"
+    assert note.at_or_under(verdicts.sweep(swept, swept)) == "1 of 2 (1 not distinguishable from 1.00)"
     single = kernels[kernels["capture"] == 0]
     assert "kernel_low_us" not in table(summarize(single), ROOF, single)
-    assert note.at_or_under(verdicts.sweep_ratios(table(summarize(single), ROOF, single))) == "2 of 2"
+    points = table(summarize(single), ROOF, single)
+    assert note.at_or_under(verdicts.sweep(points, points)) == "2 of 2"
 
 
 def test_the_sweep_target_is_met_only_where_the_worst_interval_is_under_it():

@@ -127,14 +127,12 @@ def sweep(table: pd.DataFrame) -> pd.DataFrame:
     return pd.DataFrame(rows)
 
 
-def at_or_under(points: pd.DataFrame, limit: float = 1.0) -> str:
-    """How many points stand at or under `limit`: by each ratio's interval where the points have one (wholly at or
-    under it; across it, not distinguishable), else by the ratio as the table shows it."""
-    if "ratio_high" not in points:
-        return f"{int((points['ratio'].round(2) <= limit).sum())} of {len(points)}"
-    under, across = int((points["ratio_high"] <= limit).sum()), int(
-        ((points["ratio_low"] <= limit) & (points["ratio_high"] > limit)).sum())
-    return f"{under} of {len(points)}" + (f" ({across} not distinguishable from {limit:.2f})" if across else "")
+def at_or_under(points: pd.DataFrame) -> str:
+    """How many of an op's `sweep` verdicts stand at or under 1.00, and how many are not distinguishable from it
+    (verdicts.position: by the ratio's interval where the points have one, else by the ratio as shown)."""
+    across = int((points["verdict"] == verdicts.ACROSS).sum())
+    return f"{int(points['holds'].sum())} of {len(points)}" + (
+        f" ({across} not distinguishable from 1.00)" if across else "")
 
 
 def sweep_worst(table: pd.DataFrame, rows: pd.DataFrame | None = None) -> pd.DataFrame:
@@ -145,13 +143,11 @@ def sweep_worst(table: pd.DataFrame, rows: pd.DataFrame | None = None) -> pd.Dat
     for op in [o for o in OPS if o in set(rows["op"])]:
         points = rows[rows["op"] == op]
         worst = points[points["worst"]].iloc[0]
-        across = int((points["verdict"] == verdicts.ACROSS).sum())
         out.append({"Operation": OPS[op], "Worst point": worst["shape"], "Ours (µs)": us(worst["value"]),
                     "Best peer there": f"{IMPLEMENTATIONS[worst['versus']]}{from_source(worst['source'])}, "
                                        f"{us(worst['reference'])} µs",
                     "Ours / best peer": f"{worst['quotient']:.2f}",
-                    "Points at or under 1.00": f"{int(points['holds'].sum())} of {len(points)}"
-                                               + (f" ({across} not distinguishable from 1.00)" if across else "")})
+                    "Points at or under 1.00": at_or_under(points)})
     return pd.DataFrame(out)
 
 
