@@ -1,6 +1,7 @@
 """Load the kernel files under kernels/ (torch references and Triton kernels) as modules."""
 from __future__ import annotations
 
+import functools
 import importlib
 import sys
 from pathlib import Path
@@ -36,3 +37,8 @@ def sources(implementation: str, op: str, root: Path = ROOT) -> list[str]:
         tree = ast.parse((root / path).read_text())
         todo += [n.module for n in ast.walk(tree) if isinstance(n, ast.ImportFrom) and n.level == 1 and n.module]
     return found
+
+
+@functools.cache  # the workflow's input functions ask once a job
+def cached_sources(implementation: str, op: str, root: Path) -> tuple[str, ...]:
+    return tuple(sources(implementation, op, root))

@@ -11,7 +11,7 @@ import pandas as pd
 from . import verdicts
 from .subjects import adopted
 from .verdicts import judging, largest_points, measured_as, outcome, peers, target_rows, verdict_table
-from .vocabulary import HAND_WRITTEN, IMPLEMENTATIONS, METRICS, OPS, hand_written, us
+from .vocabulary import HAND_WRITTEN, IMPLEMENTATIONS, METRIC_NAMES, OPS, hand_written, us
 
 
 def ordered(frame: pd.DataFrame) -> pd.DataFrame:
@@ -93,8 +93,6 @@ def control_band(capture_summary: pd.DataFrame) -> pd.DataFrame:
     return pd.concat([pd.DataFrame({"Operation": rows.pop("op").map(OPS)}), rows], axis=1)
 
 
-
-
 def attempts(table: pd.DataFrame) -> pd.DataFrame:
     """The attempts not adopted, each in its metric next to what it was compared with, in the same run."""
     from .ops import OPS as SPECS
@@ -105,7 +103,7 @@ def attempts(table: pd.DataFrame) -> pd.DataFrame:
     refused = table["refused"].fillna("") if "refused" in table else pd.Series("", index=table.index)
     return pd.DataFrame({
         "Attempt": [f"{OPS[op]}: {design(a)} (`{a}`)" for op, a in zip(table["op"], table["attempt"], strict=True)],
-        "Metric": table["metric"].map(METRICS),
+        "Metric": table["metric"].map(METRIC_NAMES),
         "Value": [f"not timed: {why}" if why else f"{us(v)} µs" for v, why in zip(table["value_us"], refused,
                                                                                    strict=True)],
         "Compared with": [f"{us(v)} µs for {implementation_name(c)}, same run" + ("" if why else f" ({r:.2f}x)")
@@ -396,9 +394,6 @@ def _compute_ceiling(op: str, probes: pd.DataFrame) -> dict:
     return row
 
 
-NOT_PHYSICAL = verdicts.NOT_PHYSICAL
-
-
 def floors(summary: pd.DataFrame, table: pd.DataFrame, rows: pd.DataFrame | None = None) -> pd.DataFrame:
     """Per op and implementation, its kernel time against both floors measured in the same cache state (the
     `floor` verdicts of `summary`, or `rows`): the copy of its traffic and, where probes of its contract's unit
@@ -418,13 +413,13 @@ def floors(summary: pd.DataFrame, table: pd.DataFrame, rows: pd.DataFrame | None
             copy, probe = here[here["versus"] == "copy"], here[here["versus"] != "copy"]
             row[f"{name} (µs)"] = us(here["value"].iloc[0])
             row[f"{name} / copy"] = "—" if copy.empty else f"{copy['quotient'].iloc[0]:.2f}"
-            if (copy["verdict"] == NOT_PHYSICAL).any():
-                flags.append(f"{NOT_PHYSICAL} ({cache}: faster than the copy of its bytes)")
+            if (copy["verdict"] == verdicts.NOT_PHYSICAL).any():
+                flags.append(f"{verdicts.NOT_PHYSICAL} ({cache}: faster than the copy of its bytes)")
             if not compute:
                 continue
             row[f"{name} / compute floor"] = "—" if probe.empty else f"{probe['quotient'].iloc[0]:.2f}"
-            if (probe["verdict"] == NOT_PHYSICAL).any():
-                flags.append(f"{NOT_PHYSICAL} ({cache}: faster than its FLOPs at the "
+            if (probe["verdict"] == verdicts.NOT_PHYSICAL).any():
+                flags.append(f"{verdicts.NOT_PHYSICAL} ({cache}: faster than its FLOPs at the "
                              f"{UNITS[probe['versus'].iloc[0]]} rate)")
         row["Judged"] = "; ".join(flags) or verdicts.WITHIN
         out.append(row)
@@ -441,14 +436,14 @@ def floors_section(table: pd.DataFrame, made: dict) -> list[str]:
               "floor for that cache state.")
     if not (with_kinds(table)["kind"] == COMPUTE).any():
         return ["## The memory floor, measured", f"{copies} A kernel time whose interval lies wholly below the "
-                f"copy's is marked {NOT_PHYSICAL}.", made["ceilings"], made["floors"]]
+                f"copy's is marked {verdicts.NOT_PHYSICAL}.", made["ceilings"], made["floors"]]
     return ["## The memory and compute floors, measured",
             f"{copies} Beside them, where the op counts FLOPs, probes of the unit its precision contract computes "
             "on (the contract of its cheapest honest implementation: three TF32 products on the tensor cores for "
             "each FP32 product, 3xTF32, or FMAs on the FP32 pipes): cuBLAS's TF32 product of large square "
             "matrices, or chains of FMAs over the GPU's resident threads. The fastest probe's rate sets the compute "
             "floor: the op's FLOPs times the contract's products at that rate. A kernel time whose interval lies "
-            f"wholly below either floor's is marked {NOT_PHYSICAL}.", made["ceilings"], made["floors"]]
+            f"wholly below either floor's is marked {verdicts.NOT_PHYSICAL}.", made["ceilings"], made["floors"]]
 
 
 def inductor_choices(checks: pd.DataFrame) -> pd.DataFrame:
@@ -478,7 +473,7 @@ def against_predictions(predictions, summary: pd.DataFrame, attempts_table) -> p
     rows = []
     for p in predictions:
         value = measured_as(p["variant"], p["metric"], summary, attempts_table)
-        rows.append({"Variant": f"`{p['variant']}`", "Metric": METRICS[p["metric"]],
+        rows.append({"Variant": f"`{p['variant']}`", "Metric": METRIC_NAMES[p["metric"]],
                      "Predicted (µs)": f"{us(p['low_us'])}–{us(p['high_us'])}", "Measured (µs)": us(value),
                      "Outcome": outcome(value, p), "Predicted in": f"{p['source']}, {p['made']}"})
     return pd.DataFrame(rows)

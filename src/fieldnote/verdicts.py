@@ -20,7 +20,7 @@ from itertools import pairwise
 
 import pandas as pd
 
-from .vocabulary import HAND_WRITTEN, IMPLEMENTATIONS, METRICS, OPS, hand_written, us
+from .vocabulary import HAND_WRITTEN, IMPLEMENTATIONS, METRIC_NAMES, OPS, hand_written, us
 
 COLUMNS = ["namespace", "kind", "op", "shape", "cache", "implementation", "versus", "source", "what", "value",
            "value_low", "value_high", "reference", "reference_low", "reference_high", "reference_this_run",
@@ -500,8 +500,8 @@ def prediction_claims(predictions, summary: pd.DataFrame, attempts_table) -> pd.
         low, high = p["low_us"], p["high_us"]
         margin, nearer = min((value - low, low), (high - value, high))
         said = outcome(value, p)
-        rows.append(claim_row(f"`{p['variant']}`: {METRICS[p['metric']]} within its prediction",
-                              f"predictions.{i}", f"{p['variant']}: {METRICS[p['metric']]} (µs)", value, "in",
+        rows.append(claim_row(f"`{p['variant']}`: {METRIC_NAMES[p['metric']]} within its prediction",
+                              f"predictions.{i}", f"{p['variant']}: {METRIC_NAMES[p['metric']]} (µs)", value, "in",
                               f"predictions.{i}", float("nan"), said, margin, margin / nearer, said == "held",
                               low, high))
     return pd.DataFrame(rows, columns=CLAIM_COLUMNS)

@@ -48,4 +48,4 @@ def hand_written(summary: pd.DataFrame) -> str | None:
     return impl[0] if impl else None
 
 # how the note names the metric an attempt or a prediction was measured in
-METRICS = {"kernel": "GPU kernel time", "span": "CUDA-event span (mean)"}
+METRIC_NAMES = {"kernel": "GPU kernel time", "span": "CUDA-event span (mean)"}

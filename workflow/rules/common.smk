@@ -26,7 +26,7 @@ from fieldnote.config import Namespace, check_config, load_namespaces, read_when
 from fieldnote.deps import closure, for_op
 from fieldnote.errors import STOP_MESSAGE, PipelineError, refusals
 from fieldnote.io import remove_leftovers
-from fieldnote.kernels import sources as kernel_sources
+from fieldnote.kernels import cached_sources
 from fieldnote.ops import OPS
 from fieldnote.toolchains import TOOLCHAINS
 from fieldnote.vocabulary import CHECKED_ON_CPU, MEASURED
@@ -153,7 +153,7 @@ def subjects_of(ns, op, names=None):
 
 def triton_sources(op):
     """The Triton kernel file of an op, and those of its folder it imports."""
-    return kernel_sources("triton", op, Path(workflow.basedir))
+    return list(cached_sources("triton", op, Path(workflow.basedir)))
 
 
 IMPORTED_TABLES = tables.IMPORTED  # what importing the original's evidence brings (fieldnote/tables.py)
