@@ -3,7 +3,7 @@ import numpy as np
 import pandas as pd
 import pytest
 
-from fieldnote import ceiling, note
+from fieldnote import ceiling, floors, note
 from fieldnote.build.cuda import compile_source, parse_ptxas
 from fieldnote.capture.summary import summarize
 
@@ -24,23 +24,23 @@ def captured(times: dict[str, list[float]], iterations: int = 4) -> pd.DataFrame
 
 def test_traffic_is_the_ops_least_bytes_split_into_read_and_written():
     rows, cols = SHAPES["gelu"]["rows"], SHAPES["gelu"]["cols"]
-    assert ceiling.traffic("gelu", SHAPES["gelu"]) == (4 * (rows * cols + cols), 4 * rows * cols)
+    assert floors.traffic("gelu", SHAPES["gelu"]) == (4 * (rows * cols + cols), 4 * rows * cols)
 
 
 def test_range_names_carry_op_configuration_and_cache():
-    assert ceiling.range_of("gelu", "thread") == "gelu:ceiling-thread"
-    assert ceiling.range_of("gelu", "thread", "cold") == "gelu:ceiling-thread:cold"
+    assert floors.range_of("gelu", "thread") == "gelu:ceiling-thread"
+    assert floors.range_of("gelu", "thread", "cold") == "gelu:ceiling-thread:cold"
 
 
 def test_table_takes_the_median_capture_and_marks_the_fastest_configuration():
     kernels = captured({"gelu:ceiling-thread": [5.0, 5.2, 5.1], "gelu:ceiling-resident": [4.0, 4.4, 4.2],
                         "gelu:ceiling-thread:cold": [9.0, 9.0, 9.0], "gelu:cast:warm-ish": [1.0, 1.0, 1.0]})
-    table = ceiling.table(kernels, SHAPES, "nsys").set_index(["cache", "config"])
+    table = floors.table(kernels, SHAPES, "nsys").set_index(["cache", "config"])
     assert set(table.index) == {("warm", "thread"), ("warm", "resident"), ("cold", "thread")}
     resident = table.loc[("warm", "resident")]
     assert resident["kernel_us"] == pytest.approx(4.2 + 0.015)
     assert resident["kernel_low_us"] <= 4.0 + 0.015 and resident["kernel_high_us"] >= 4.4 + 0.015
-    assert resident["gbs"] == pytest.approx(sum(ceiling.traffic("gelu", SHAPES["gelu"])) / resident["kernel_us"] / 1e3)
+    assert resident["gbs"] == pytest.approx(sum(floors.traffic("gelu", SHAPES["gelu"])) / resident["kernel_us"] / 1e3)
     assert bool(resident["best"]) and not bool(table.loc[("warm", "thread"), "best"])
     assert bool(table.loc[("cold", "thread"), "best"])
 
@@ -57,13 +57,13 @@ def summary_row(warm, warm_low, warm_high, cold=np.nan, cold_low=np.nan, cold_hi
 
 
 def test_a_time_wholly_below_the_copy_is_marked_not_physical_and_an_overlap_is_not():
-    table = ceiling.table(captured({"gelu:ceiling-thread": [5.0, 5.1, 5.2],
+    table = floors.table(captured({"gelu:ceiling-thread": [5.0, 5.1, 5.2],
                                     "gelu:ceiling-thread:cold": [8.0, 8.1, 8.2]}), SHAPES, "nsys")
     summary = pd.DataFrame([summary_row(4.0, 3.9, 4.1, 8.1, 7.9, 8.3),
                             summary_row(5.0, 4.9, 5.1, 7.0, 6.9, 7.1, impl="torch")])
-    floors = note.floors(summary, table).set_index("Implementation")
-    assert floors.loc["CUDA C++", "Judged"] == "not physical (warm: faster than the copy of its bytes)"
-    assert floors.loc["PyTorch", "Judged"] == "not physical (cold: faster than the copy of its bytes)"
+    judged = note.floors(summary, table).set_index("Implementation")
+    assert judged.loc["CUDA C++", "Judged"] == "not physical (warm: faster than the copy of its bytes)"
+    assert judged.loc["PyTorch", "Judged"] == "not physical (cold: faster than the copy of its bytes)"
     fair = note.floors(pd.DataFrame([summary_row(5.05, 4.95, 5.15, 8.2, 8.1, 8.3)]), table)
     assert fair["Judged"].tolist() == ["within the ceiling"]
     assert fair["Warm / copy"].tolist() == [f"{5.05 / table[table['cache'] == 'warm']['kernel_us'].iloc[0]:.2f}"]
@@ -111,10 +111,10 @@ def test_a_real_capture_on_the_h200_gives_every_configuration_and_judges_our_ker
 
     kernels = pd.read_parquet(ROOT / "tests" / "fixtures" / "h200-ceiling-kernels.parquet")
     shapes = load_defaults(ROOT / "config" / "config.yaml")["shapes"]
-    table = ceiling.table(kernels, shapes, "nsys")
+    table = floors.table(kernels, shapes, "nsys")
     assert len(table) == 3 * 2 * len(ceiling.CONFIGS) and set(table["captures"]) == {3}
     assert table.groupby(["op", "cache"])["best"].sum().eq(1).all()
-    best = ceiling.best(table)
+    best = floors.best(table)
     assert (best.xs("cold", level="cache")["kernel_us"] > best.xs("warm", level="cache")["kernel_us"]).all()
     mine = summarize(kernels.dropna(subset=["subject"]))
     warm = mine[mine["cache"] == "warm"].groupby("op")["kernel_us_per_iteration"].median()
@@ -122,8 +122,8 @@ def test_a_real_capture_on_the_h200_gives_every_configuration_and_judges_our_ker
     summary = pd.DataFrame({"op": warm.index, "implementation": "cuda", "kernel_us": warm.to_numpy(),
                             "kernel_low_us": intervals.loc[warm.index, "kernel_low_us"].to_numpy(),
                             "kernel_high_us": intervals.loc[warm.index, "kernel_high_us"].to_numpy()})
-    floors = note.floors(summary, table)
-    assert len(floors) == 3 and set(floors["Judged"]) == {"within the ceiling"}
+    judged = note.floors(summary, table)
+    assert len(judged) == 3 and set(judged["Judged"]) == {"within the ceiling"}
 
 
 # The compute floor: the op's precision contract, the probes of its unit, their rows and the judgment by them.
@@ -140,7 +140,7 @@ def test_every_op_declares_a_contract_on_a_unit_the_probes_measure():
     from fieldnote.ops import OPS
 
     for spec in OPS.values():
-        assert spec.precision.unit in ceiling.UNITS and spec.precision.per_flop >= 1
+        assert spec.precision.unit in floors.UNITS and spec.precision.per_flop >= 1
     # the hand-written matmul and triangle kernels run three TF32 products for each FP32 product
     assert {op: (s.precision.unit, s.precision.per_flop) for op, s in OPS.items()} == {
         "matmul": ("tf32_tensor", 3), "triangle": ("tf32_tensor", 3), "gelu": ("fp32_fma", 1),
@@ -148,12 +148,12 @@ def test_every_op_declares_a_contract_on_a_unit_the_probes_measure():
 
 
 def test_an_op_is_probed_on_its_contracts_unit_and_not_where_its_work_is_all_bytes():
-    assert [p.name for p in ceiling.probes_of("matmul", MATMUL["matmul"])] == ["cublas_tf32_4096",
+    assert [p.name for p in floors.probes_of("matmul", MATMUL["matmul"])] == ["cublas_tf32_4096",
                                                                                  "cublas_tf32_8192"]
-    assert [p.unit for p in ceiling.probes_of("neighbor", {"nodes": 64, "features": 8, "edges": 100})] == [
+    assert [p.unit for p in floors.probes_of("neighbor", {"nodes": 64, "features": 8, "edges": 100})] == [
         "fp32_fma", "fp32_fma"]
-    assert ceiling.probes_of("gelu", SHAPES["gelu"]) == []
-    assert ceiling.unit_flops("matmul", MATMUL["matmul"]) == 3 * 2 * 1024**3
+    assert floors.probes_of("gelu", SHAPES["gelu"]) == []
+    assert floors.unit_flops("matmul", MATMUL["matmul"]) == 3 * 2 * 1024**3
 
 
 def test_a_probes_rows_carry_its_rate_and_the_floor_it_sets_at_the_ops_shape():
@@ -161,7 +161,7 @@ def test_a_probes_rows_carry_its_rate_and_the_floor_it_sets_at_the_ops_shape():
     kernels = pd.concat([probed({"matmul:ceiling-cublas_tf32_8192": us_8192, "matmul:ceiling-cublas_tf32_4096":
                                  us_4096, "matmul:ceiling-cublas_tf32_8192:cold": [2520.0] * 3}),
                          captured({"matmul:ceiling-thread": [3.0, 3.1, 3.2]}).assign(op="matmul")])
-    table = ceiling.table(kernels, MATMUL, "nsys").set_index(["cache", "config"])
+    table = floors.table(kernels, MATMUL, "nsys").set_index(["cache", "config"])
     big = table.loc[("warm", "cublas_tf32_8192")]
     assert big["kind"] == "compute" and big["unit"] == "tf32_tensor" and big["flops"] == 2 * 8192**3
     assert big["tflops"] == pytest.approx(2 * 8192**3 / big["kernel_us"] / 1e6)
@@ -181,16 +181,16 @@ def test_a_probes_rows_carry_its_rate_and_the_floor_it_sets_at_the_ops_shape():
 def test_an_fma_probes_flops_are_counted_from_the_threads_it_launched():
     shape = {"nodes": 4096, "features": 64, "edges": 65536}
     kernels = probed({"neighbor:ceiling-fma_resident": [1100.0, 1101.0, 1102.0]}, op="neighbor", grid="1056,1,1")
-    row = ceiling.table(kernels, {"neighbor": shape}, "nsys").iloc[0]
-    assert row["flops"] == 2 * ceiling.FMA_CHAINS * 16384 * 1056 * 256
+    row = floors.table(kernels, {"neighbor": shape}, "nsys").iloc[0]
+    assert row["flops"] == 2 * floors.FMA_CHAINS * 16384 * 1056 * 256
     assert row["floor_us"] == pytest.approx(2 * 65536 * 64 / (row["tflops"] * 1e6))
 
 
 def test_a_probe_of_another_unit_and_a_floor_under_a_nanosecond_are_left_out():
     fma_for_matmul = probed({"matmul:ceiling-fma_resident": [1100.0] * 3})
-    assert ceiling.table(fma_for_matmul, MATMUL, "nsys").empty  # matmul's contract is TF32 tensor cores
+    assert floors.table(fma_for_matmul, MATMUL, "nsys").empty  # matmul's contract is TF32 tensor cores
     toy = probed({"neighbor:ceiling-fma_resident": [1100.0] * 3}, op="neighbor")
-    assert ceiling.table(toy, {"neighbor": {"nodes": 4, "features": 4, "edges": 4}}, "nsys").empty
+    assert floors.table(toy, {"neighbor": {"nodes": 4, "features": 4, "edges": 4}}, "nsys").empty
 
 
 def test_a_table_from_before_the_compute_floor_reads_as_copies_alone():
@@ -198,10 +198,10 @@ def test_a_table_from_before_the_compute_floor_reads_as_copies_alone():
 
     old = shipped_table("h200-002", "ceilings")
     assert "kind" not in old
-    read = ceiling.with_kinds(old)
+    read = floors.with_kinds(old)
     assert (read["kind"] == "memory").all() and read["floor_low_us"].equals(read["kernel_low_us"])
-    assert ceiling.best(old, "compute").empty
-    assert ceiling.best(old).equals(ceiling.best(read))
+    assert floors.best(old, "compute").empty
+    assert floors.best(old).equals(floors.best(read))
 
 
 def test_the_note_renders_a_shipped_table_from_before_the_compute_floor_as_it_did():
@@ -221,14 +221,14 @@ def matmul_floors(warm: float, warm_high: float, cold: float = np.nan, cold_high
                                  "matmul:ceiling-cublas_tf32_8192:cold": [2500.0, 2500.0, 2500.0]}),
                          captured({"matmul:ceiling-thread": [3.0] * 3, "matmul:ceiling-thread:cold": [5.0] * 3})
                          .assign(op="matmul")])
-    table = ceiling.table(kernels, MATMUL, "nsys")
+    table = floors.table(kernels, MATMUL, "nsys")
     row = {**summary_row(warm, warm * 0.99, warm_high, cold, cold * 0.99, cold_high), "op": "matmul"}
     return table, note.floors(pd.DataFrame([row]), table).iloc[0]
 
 
 def test_a_time_wholly_below_the_compute_floor_is_marked_not_physical_and_an_overlap_is_not():
     table, planted = matmul_floors(7.0, 7.1)  # twice the copy, half the FLOPs' time on the tensor cores
-    floor = ceiling.best(table, "compute").loc[("matmul", "warm")]
+    floor = floors.best(table, "compute").loc[("matmul", "warm")]
     assert floor["floor_us"] == pytest.approx((2500.0 + 0.015) * 3 / 512)
     assert planted["Judged"] == "not physical (warm: faster than its FLOPs at the TF32 tensor-core rate)"
     assert planted["Warm / compute floor"] == f"{7.0 / floor['floor_us']:.2f}"
@@ -243,7 +243,7 @@ def test_a_time_wholly_below_the_compute_floor_is_marked_not_physical_and_an_ove
 
 def test_the_note_shows_each_ops_contract_its_probes_rate_and_a_dash_where_it_has_none():
     table, _ = matmul_floors(20.0, 20.1)
-    gelu = ceiling.table(captured({"gelu:ceiling-thread": [5.0] * 3}), SHAPES, "nsys")
+    gelu = floors.table(captured({"gelu:ceiling-thread": [5.0] * 3}), SHAPES, "nsys")
     shown = note.ceilings(pd.concat([table, gelu])).set_index("Operation")
     matmul = shown.loc["Matrix multiplication"]
     assert matmul["Contract"] == "3 TF32 tensor-core FLOPs a FLOP"
@@ -252,8 +252,8 @@ def test_the_note_shows_each_ops_contract_its_probes_rate_and_a_dash_where_it_ha
     assert matmul["Probe, cold"] == "`cublas_tf32_8192`"
     assert shown.loc["Bias + GELU", "Contract"] == "FP32 FMA"
     assert shown.loc["Bias + GELU", "Rate, warm (TFLOP/s)"] == "—"
-    floors = note.floors(pd.DataFrame([summary_row(5.5, 5.4, 5.6)]), pd.concat([table, gelu]))
-    assert floors["Warm / compute floor"].tolist() == ["—"]
+    judged = note.floors(pd.DataFrame([summary_row(5.5, 5.4, 5.6)]), pd.concat([table, gelu]))
+    assert judged["Warm / compute floor"].tolist() == ["—"]
 
 
 def test_tf32_is_allowed_inside_the_probe_and_the_processs_setting_restored_after():
@@ -281,8 +281,8 @@ def test_the_fma_probe_builds_with_nvrtc_without_spills_and_holds_a_full_sm():
     report = parse_ptxas(log, "fma_chains")
     assert report["spill_stores_bytes"] == 0 and report["stack_bytes"] == 0
     assert report["registers"] <= 65536 // 2048  # 2048 threads an SM resident, as the probe's grid assumes
-    assert f"#define CHAINS {ceiling.FMA_CHAINS}" in ceiling.FMA_SOURCE.read_text()
-    assert ptx.count("fma.rn.f32") >= 16 * ceiling.FMA_CHAINS  # the step loop unrolled sixteen times
+    assert f"#define CHAINS {floors.FMA_CHAINS}" in ceiling.FMA_SOURCE.read_text()
+    assert ptx.count("fma.rn.f32") >= 16 * floors.FMA_CHAINS  # the step loop unrolled sixteen times
 
 
 def timed(call, calls: int = 20) -> float:
@@ -310,14 +310,14 @@ def test_the_probes_verify_and_reach_a_plausible_rate_on_the_h200(op, shape, low
 
     rates = {}
     for name, probe in ceiling.streams(op, shape).items():
-        if name not in ceiling.PROBES:
+        if name not in floors.PROBES:
             continue
         probe.prime(0)
         probe()
         torch.cuda.synchronize()
         probe.verify(0)
-        threads = probe.tensors["out"].numel() if ceiling.PROBES[name].unit == "fp32_fma" else 0
-        rates[name] = ceiling.PROBES[name].flops(threads) / timed(probe) / 1e6
+        threads = probe.tensors["out"].numel() if floors.PROBES[name].unit == "fp32_fma" else 0
+        rates[name] = floors.PROBES[name].flops(threads) / timed(probe) / 1e6
         assert not torch.backends.cuda.matmul.allow_tf32  # TF32 inside the probe's call only
     assert len(rates) == 2 and low <= max(rates.values()) <= high, rates
 
@@ -328,7 +328,8 @@ def test_a_probe_that_did_not_run_fails_its_verification(op):
     from fieldnote.errors import PipelineError
 
     shape = MATMUL["matmul"] if op == "matmul" else {"nodes": 4096, "features": 64, "edges": 65536}
-    probe = ceiling.probes_of(op, shape)[0].make(op)
+    first = floors.probes_of(op, shape)[0]
+    probe = ceiling.CALLS[first.unit](op, first)
     probe.prime(0)  # the output poisoned, and no call
     with pytest.raises(PipelineError, match="did not"):
         probe.verify(0)
@@ -338,10 +339,10 @@ def test_a_probe_that_did_not_run_fails_its_verification(op):
 def test_a_planted_time_below_the_floor_measured_on_the_gpu_is_marked_not_physical():
     """The TF32 probe timed on this GPU sets matmul's compute floor at 1024^3; a kernel time at half of it is
     not physical, one at twice it is within the ceiling."""
-    probe = ceiling.PROBES["cublas_tf32_8192"]
+    probe = floors.PROBES["cublas_tf32_8192"]
     us = timed(probe.make("matmul"), 10)
-    table = ceiling.table(probed({"matmul:ceiling-cublas_tf32_8192": [us, us * 1.001, us * 0.999]}), MATMUL, "nsys")
-    floor = ceiling.best(table, "compute").loc[("matmul", "warm")]["floor_us"]
+    table = floors.table(probed({"matmul:ceiling-cublas_tf32_8192": [us, us * 1.001, us * 0.999]}), MATMUL, "nsys")
+    floor = floors.best(table, "compute").loc[("matmul", "warm")]["floor_us"]
     assert 3 * 2 * 1024**3 / 600e6 <= floor <= 3 * 2 * 1024**3 / 300e6  # 10.7 to 21.5 us
     summary = pd.DataFrame([{**summary_row(t, t * 0.99, t * 1.01), "op": "matmul"} for t in (floor / 2, floor * 2)])
     judged = note.floors(summary.assign(implementation=["cuda", "torch"]), table).set_index("Implementation")
@@ -370,7 +371,7 @@ def test_the_probes_captured_as_a_session_captures_them_give_their_rows(tmp_path
         iterate({"idle": lambda: None}, job, record_function, timed_beside)  # a subject that launches nothing
     prof.export_chrome_trace(str(tmp_path / "trace.json"))
     kernels = label(parse_trace(tmp_path / "trace.json"), job).assign(backend="cupti", op="matmul")
-    table = ceiling.table(kernels, MATMUL, "cupti").set_index(["cache", "config"])
+    table = floors.table(kernels, MATMUL, "cupti").set_index(["cache", "config"])
     assert set(table.index) == {(c, n) for c in job.caches for n in timed_beside}
     assert (table["captures"] == 2).all()
     probes = table[table["kind"] == "compute"]

@@ -397,7 +397,8 @@ def test_counters_at_the_sweep_points_a_target_names(tmp_path):
     """The sweep_counters stage's profiling: each point alone under Nsight Compute, inputs drawn at its shape,
     every metric back, the GPU it ran on recorded."""
     from fieldnote.capture import ncu
-    from fieldnote.sweep import counters_at, subjects, target_points
+    from fieldnote.capture.ncu import counters_at
+    from fieldnote.sweep import subjects, target_points
 
     if not ncu.available():
         pytest.skip("ncu not available here")

@@ -47,12 +47,12 @@ def test_the_reference_in_the_docs_is_the_registry_s():
 
 def test_the_tables_measured_since_the_last_archive_are_documented_too():
     """The ceilings table and the summary's cold columns, made from a real H200 capture (tests/test_ceiling.py)."""
-    from fieldnote import ceiling
+    from fieldnote import floors
     from fieldnote.config import load_defaults
     from fieldnote.measurements import kernel_interval
 
     kernels = pd.read_parquet(ROOT / "tests" / "fixtures" / "h200-ceiling-kernels.parquet")
     shapes = load_defaults(ROOT / "config" / "config.yaml")["shapes"]
-    assert set(ceiling.table(kernels, shapes, "nsys").columns) <= tables.TABLES["ceilings"].column_names
+    assert set(floors.table(kernels, shapes, "nsys").columns) <= tables.TABLES["ceilings"].column_names
     cold = kernel_interval(kernels, "nsys", "cold").rename(columns=lambda n: n.replace("kernel_", "kernel_cold_"))
     assert set(cold.columns) - {"subject"} <= tables.TABLES["summary"].column_names  # summary: no attempts

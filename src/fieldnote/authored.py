@@ -263,7 +263,7 @@ class Evidence:
 
     def ceiling(self, op: str, cache: str = "warm", ns: str | None = None) -> Number:
         """The fastest copy of the op's traffic timed beside it (the ceilings table): its memory floor."""
-        from .ceiling import best
+        from .floors import best
 
         c = best(self._table("ceilings", ns)).loc[(op, cache)]
         return number(c["kernel_us"], us(c["kernel_us"]), f"{ns or self.namespace}: {op} ceiling ({cache})",

@@ -8,6 +8,7 @@ from __future__ import annotations
 import copy
 import math
 import re
+import shutil
 from dataclasses import asdict, dataclass, fields
 from functools import cache
 from pathlib import Path
@@ -91,8 +92,8 @@ class Namespace:
         return found
 
     def capture_backends(self) -> list[str]:
-        from .capture import resolve as resolve_backends
-        return resolve_backends(self.capture["backends"])
+        """`auto` is nsys where it is on PATH, else cupti (which needs only torch)."""
+        return [("nsys" if shutil.which("nsys") else "cupti") if b == "auto" else b for b in self.capture["backends"]]
 
     def to_dict(self) -> dict:
         return {k: v for k, v in asdict(self).items() if k not in PROVENANCE}

@@ -6,7 +6,7 @@ from pathlib import Path
 import torch
 
 from .errors import PipelineError
-from .ops import CudaVariant
+from .ops import CudaVariant, TensorMap
 
 # A block may take more than 48 KiB of dynamic shared memory only once its kernel has opted in.
 DEFAULT_SHARED_LIMIT = 48 * 1024
@@ -88,12 +88,18 @@ class CudaKernel:
                                     for name, size in contract.workspace(shape).items()}
         return self.workspaces[key]
 
+    @staticmethod
+    def _argument(value, tensors: dict):
+        if isinstance(value, TensorMap):
+            return tensor_map(tensors[value.tensor], value.box)
+        return value.data_ptr() if isinstance(value, torch.Tensor) else value
+
     def _launch(self, contract, tensors: dict, shape: dict) -> None:
         from cuda.core import LaunchConfig, launch
 
         config = LaunchConfig(grid=contract.grid(shape), block=contract.block,
                               shmem_size=contract.dynamic_shared_bytes)
-        args = [a.data_ptr() if isinstance(a, torch.Tensor) else a for a in contract.args(tensors, shape)]
+        args = [self._argument(a, tensors) for a in contract.args(tensors, shape)]
         launch(self._stream(), config, self._kernel(contract), *args)
 
     def __call__(self, tensors: dict, shape: dict) -> None:

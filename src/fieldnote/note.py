@@ -360,7 +360,7 @@ def ceilings(table: pd.DataFrame) -> pd.DataFrame:
     """Per op, the copy of its traffic that was fastest, warm and cold: the memory floor of that op; where probes of
     its precision contract's unit ran beside it (a table from before the compute floor has none), the fastest
     probe's rate and the compute floor it sets at the op's shape."""
-    from .ceiling import COMPUTE, best
+    from .floors import COMPUTE, best
 
     rows, chosen, probes = [], best(table), best(table, COMPUTE)
     for op in [o for o in OPS if o in set(table["op"])]:
@@ -380,7 +380,7 @@ def ceilings(table: pd.DataFrame) -> pd.DataFrame:
 def _compute_ceiling(op: str, probes: pd.DataFrame) -> dict:
     """The op's precision contract, and per cache the fastest probe's rate, the compute floor it sets and the
     probe; a dash where the op has none (its work is all bytes)."""
-    from .ceiling import UNITS
+    from .floors import UNITS
     from .ops import OPS as SPECS
 
     contract = SPECS[op].precision
@@ -399,7 +399,7 @@ def floors(summary: pd.DataFrame, table: pd.DataFrame, rows: pd.DataFrame | None
     `floor` verdicts of `summary`, or `rows`): the copy of its traffic and, where probes of its contract's unit
     ran, its FLOPs at the fastest probe's rate; a time whose interval lies wholly below either floor's is marked
     not physical."""
-    from .ceiling import COMPUTE, UNITS, best
+    from .floors import COMPUTE, UNITS, best
 
     rows = verdicts.floors(summary, table) if rows is None else rows
     compute, out = not best(table, COMPUTE).empty, []
@@ -429,7 +429,7 @@ def floors(summary: pd.DataFrame, table: pd.DataFrame, rows: pd.DataFrame | None
 def floors_section(table: pd.DataFrame, made: dict) -> list[str]:
     """The floors' heading, what they are, the ceilings and the floors tables; the memory floor's words alone for
     a table from before the compute floor."""
-    from .ceiling import COMPUTE, with_kinds
+    from .floors import COMPUTE, with_kinds
 
     copies = ("Beside each op in its capture session, a copy of the op's own traffic (the bytes it must read and "
               "write at its shape) was timed in several launch configurations, warm and cold; the fastest is the "

@@ -12,9 +12,9 @@ from pathlib import Path
 
 import pandas as pd
 
-from .capture import range_name
 from .errors import PipelineError
 from .plausible import check_plausible
+from .subjects import range_name
 
 IMPLEMENTATIONS = {"python": "torch", "triton": "triton", "rust": "rust"}
 FILES = ("comparison-results.json", "comparison-profiles.json")

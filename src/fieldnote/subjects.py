@@ -44,3 +44,9 @@ def describe(frame: pd.DataFrame, described: dict[str, dict]) -> pd.DataFrame:
 def adopted(frame: pd.DataFrame) -> pd.DataFrame:
     """The rows of the namespace's own implementations (not attempts' variants, not sweep points)."""
     return frame[frame["subject"] == frame["implementation"]]
+
+
+def range_name(op: str, subject: str, cache: str = "warm") -> str:
+    """The NVTX range around each call: `op:subject`, and `op:subject:cold` for a call made with L2 flushed
+    before it. No slash: Nsight Compute's NVTX filter reads `a/b/` as range b nested in range a."""
+    return f"{op}:{subject}" if cache == "warm" else f"{op}:{subject}:{cache}"

@@ -55,24 +55,6 @@ def target_points(op: str, points: dict, targets: dict | None) -> dict:
                    for shape, versus in named)}
 
 
-def counters_at(op: str, points: dict, capture: dict, tolerance: dict, namespace: str, workdir) -> pd.DataFrame:
-    """Nsight Compute's counters of each point alone, one profiled process a point, its calls verified as the
-    captures' are."""
-    from pathlib import Path
-
-    from . import capture as capturing
-    from .capture import ncu
-
-    tables = []
-    for name, point in points.items():
-        job = capturing.Job(op=op, subjects={name: point}, npz="", shape={}, iterations=capture["iterations"],
-                            warmup=capture["warmup"], repeats=1, tolerance=tolerance, namespace=namespace)
-        folder = Path(workdir) / name.replace("@", "-")
-        folder.mkdir(parents=True, exist_ok=True)
-        tables.append(capturing.session(ncu, job, folder))
-    return pd.concat(tables, ignore_index=True)
-
-
 INTERVAL_CAPTURES = 3  # the fewest captures a point's interval is drawn from (fewer: evidence without one)
 
 

@@ -111,8 +111,8 @@ def roofline(summary: pd.DataFrame, shapes: dict, roof: dict) -> pd.DataFrame:
 def floors(summary: pd.DataFrame, ceilings: pd.DataFrame) -> pd.DataFrame:
     """Each implementation's kernel time against the floors measured in the same L2 state: the fastest copy of its
     traffic (`versus` copy) and, where probes of its contract's unit ran, its FLOPs at the fastest probe's rate
-    (`versus` that unit); not physical where the time's whole interval lies below the floor's (ceiling.faster_than)."""
-    from .ceiling import COMPUTE, best, faster_than
+    (`versus` that unit); not physical where the time's whole interval lies below the floor's (floors.faster_than)."""
+    from .floors import COMPUTE, best, faster_than
 
     chosen, probes, rows = best(ceilings), best(ceilings, COMPUTE), []
     for r in summary[summary["op"].isin(set(ceilings["op"]))].itertuples():
@@ -408,7 +408,7 @@ def _best_peer_target(op: str, mine: str, ours: float, peers_us: pd.Series, targ
     verdict = _verdict(peer, ratio)
     if margin is None:
         return f"ours / best peer at most {limit:.2f}", f"{ratio:.2f}", verdict, (peer,)
-    from .ceiling import best
+    from .floors import best
 
     chosen = best(ceilings) if ceilings is not None and not ceilings.empty else pd.DataFrame()
     copy_us = chosen.loc[(op, "warm"), "kernel_us"] if (op, "warm") in chosen.index else float("nan")

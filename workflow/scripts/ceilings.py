@@ -1,8 +1,8 @@
 """The ceilings table: the copies of each op's traffic and the probes of its precision contract's unit timed in its
-capture session, per cache and configuration, each with the floor it sets for the op (ceiling.table)."""
+capture session, per cache and configuration, each with the floor it sets for the op (floors.table)."""
 import pandas as pd
 
-from fieldnote.ceiling import table
+from fieldnote.floors import table
 from fieldnote.io import write_table
 from fieldnote.script import entry
 

@@ -16,7 +16,8 @@ def main(snakemake):
     import pandas as pd
 
     from fieldnote.capture import ncu
-    from fieldnote.sweep import counters_at, passed
+    from fieldnote.capture.ncu import counters_at
+    from fieldnote.sweep import passed
 
     points = passed(p.points, pd.concat(map(pd.read_parquet, snakemake.input.checks)))
     with tempfile.TemporaryDirectory(prefix="sweep-ncu-") as workdir, step(

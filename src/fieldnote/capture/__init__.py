@@ -6,16 +6,10 @@ opt-in). Each profiles `python -m fieldnote.capture.run`, the same workload the 
 """
 from __future__ import annotations
 
-import shutil
 from dataclasses import asdict, dataclass
 
 from ..errors import PipelineError
-
-
-def range_name(op: str, subject: str, cache: str = "warm") -> str:
-    """The NVTX range around each call: `op:subject`, and `op:subject:cold` for a call made with L2 flushed
-    before it. No slash: Nsight Compute's NVTX filter reads `a/b/` as range b nested in range a."""
-    return f"{op}:{subject}" if cache == "warm" else f"{op}:{subject}:{cache}"
+from ..subjects import range_name
 
 
 @dataclass(frozen=True)
@@ -70,11 +64,6 @@ def label(kernels, job: Job):
     if job.caches != ("warm",):  # a warm-only capture keeps the tables as they were
         kernels = kernels.assign(cache=found.map(lambda v: v[1] if isinstance(v, tuple) else None))
     return kernels
-
-
-def resolve(requested: list[str]) -> list[str]:
-    """`auto` is nsys where it is on PATH, else cupti (which needs only torch)."""
-    return [("nsys" if shutil.which("nsys") else "cupti") if b == "auto" else b for b in requested]
 
 
 def account(workdir, seconds: float, here: float = 0.0) -> None:

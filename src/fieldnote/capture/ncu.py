@@ -5,12 +5,13 @@ import dataclasses
 import io
 import shutil
 import subprocess
+import sys
 from pathlib import Path
 
 import pandas as pd
 
 from ..errors import PipelineError
-from . import Job
+from . import Job, session
 from ._process import run, workload_command
 
 METRICS = {
@@ -85,3 +86,16 @@ def capture(job: Job, workdir: Path, keep: Path | None = None) -> pd.DataFrame:
         shutil.copy(report, keep.with_suffix(".ncu-rep"))
     text = run(["ncu", "--import", str(report), "--csv", "--page", "raw", "--print-units", "base"], "ncu import")
     return parse_csv(text).assign(subject=job.subjects_named[0])
+
+
+def counters_at(op: str, points: dict, capture: dict, tolerance: dict, namespace: str, workdir) -> pd.DataFrame:
+    """Nsight Compute's counters of each point alone, one profiled process a point, its calls verified as the
+    captures' are."""
+    tables = []
+    for name, point in points.items():
+        job = Job(op=op, subjects={name: point}, npz="", shape={}, iterations=capture["iterations"],
+                  warmup=capture["warmup"], repeats=1, tolerance=tolerance, namespace=namespace)
+        folder = Path(workdir) / name.replace("@", "-")
+        folder.mkdir(parents=True, exist_ok=True)
+        tables.append(session(sys.modules[__name__], job, folder))
+    return pd.concat(tables, ignore_index=True)

@@ -20,7 +20,7 @@ def iterate(calls: dict, job: Job, annotate, ceilings: dict | None = None) -> No
     the ceiling's copies (`ceilings`: configuration -> ceiling.Stream) in theirs."""
     import torch
 
-    from .. import ceiling
+    from ..floors import range_of
     from ..timing import rotation
     from ..verified import prime, verify
 
@@ -29,7 +29,7 @@ def iterate(calls: dict, job: Job, annotate, ceilings: dict | None = None) -> No
         for cache in job.caches:  # warm and cold side by side, in one session
             timed = [(job.range_of(impl, cache), calls[impl]) for impl in rotation(list(job.subjects_named), repeat)]
             # the ceiling's copies after the op's subjects, in the same state of the cache
-            timed += [(ceiling.range_of(job.op, config, cache), copy) for config, copy in (ceilings or {}).items()]
+            timed += [(range_of(job.op, config, cache), copy) for config, copy in (ceilings or {}).items()]
             for name, call in timed:
                 for k in range(job.iterations):
                     with phase(VERIFY):

@@ -4,8 +4,7 @@ from __future__ import annotations
 import pandas as pd
 
 from ..errors import PipelineError
-from ..subjects import COLUMNS
-from . import range_name
+from ..subjects import COLUMNS, range_name
 
 
 def in_ranges(kernels: pd.DataFrame) -> pd.DataFrame:

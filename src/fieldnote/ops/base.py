@@ -34,11 +34,21 @@ def redraw_normal(tensors: dict, generator) -> None:
 
 
 @dataclass(frozen=True)
+class TensorMap:
+    """An argument passed as a TMA descriptor of the named FP32 tensor, `box` elements a copy: the contract
+    declares it, the launcher (launch.py) encodes it on the GPU."""
+
+    tensor: str
+    box: tuple[int, ...]
+
+
+@dataclass(frozen=True)
 class LaunchContract:
     """How a hand-written kernel is launched: the one place for its grid, block, shared memory and arguments.
 
     `args` maps (tensors by input name plus "out", shape) to the kernel's arguments in declaration order;
-    integers must be numpy int32 and floats numpy float32, as the C signature says.
+    integers must be numpy int32 and floats numpy float32, as the C signature says; a `TensorMap` names a tensor
+    passed as a TMA descriptor.
     """
 
     entry: str
@@ -93,8 +103,8 @@ class EdgeCase:
 
 @dataclass(frozen=True)
 class Precision:
-    """An op's precision contract, as the compute floor reads it (ceiling.py): the unit its cheapest honest
-    implementation computes on (a unit of ceiling.UNITS) and how many of that unit's FLOPs each FP32 FLOP of `work`
+    """An op's precision contract, as the compute floor reads it (floors.py): the unit its cheapest honest
+    implementation computes on (a unit of floors.UNITS) and how many of that unit's FLOPs each FP32 FLOP of `work`
     costs there (3xTF32: three TF32 products, hi*hi + hi*lo + lo*hi, for each FP32 product)."""
 
     unit: str
@@ -122,7 +132,7 @@ class Op:
     edge_cases: tuple[EdgeCase, ...] = ()
     cuda_variants: dict[str, CudaVariant] = field(default_factory=dict)
     may_be_zero: tuple[str, ...] = ()  # dims a shape may set to 0 (a graph with no edges)
-    # What the compute floor holds its kernel times to: the FLOPs of `work` on this unit (ceiling.py). Not the
+    # What the compute floor holds its kernel times to: the FLOPs of `work` on this unit (floors.py). Not the
     # contract of each implementation but the cheapest among them (the FP32 pipes' peak is no floor where one of
     # them computes on tensor cores), so that the floor bounds every implementation that passes the check.
     precision: Precision = FP32_FMA

@@ -3,7 +3,7 @@ import dataclasses
 
 import numpy as np
 
-from .base import THREE_TF32, CudaVariant, LaunchContract, Op, cdiv, normal, round_up
+from .base import THREE_TF32, CudaVariant, LaunchContract, Op, TensorMap, cdiv, normal, round_up
 
 i32 = np.int32
 
@@ -60,9 +60,7 @@ def wgmma_tma(entry, bm, route=None, a="a", b="b"):
     32 in shared memory (two tiles of A, hi and lo, and one of B each); A and B (the tensors named `a` and `b`)
     passed as TMA maps."""
     def args(t, s):
-        from ..launch import tensor_map
-
-        return (tensor_map(t[a], (bm, 32)), tensor_map(t[b], (32, 32)), t["out"],
+        return (TensorMap(a, (bm, 32)), TensorMap(b, (32, 32)), t["out"],
                 i32(s["m"]), i32(s["n"]), i32(s["k"]))
 
     return LaunchContract(entry=entry, block=(384, 1, 1), grid=lambda s: (cdiv(s["n"], 128), cdiv(s["m"], bm), 1),
@@ -148,10 +146,8 @@ def split_k(prefix: str):
         return cdiv(cdiv(s["k"], 32), k_splits(s)) * 32
 
     def args(t, s):
-        from ..launch import tensor_map
-
         ks = slice_k(s)
-        return (tensor_map(t["a"], (64, 32)), tensor_map(t["b"], (32, 32)), t["partials"],
+        return (TensorMap("a", (64, 32)), TensorMap("b", (32, 32)), t["partials"],
                 i32(s["m"]), i32(s["n"]), i32(ks), i32(0), i32(ks), i32(ks))
 
     reduce = LaunchContract(entry=f"{prefix}_reduce", block=(256, 1, 1),

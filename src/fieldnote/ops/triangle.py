@@ -3,7 +3,7 @@ import dataclasses
 
 import numpy as np
 
-from .base import THREE_TF32, CudaVariant, LaunchContract, Op, cdiv, normal, round_up
+from .base import THREE_TF32, CudaVariant, LaunchContract, Op, TensorMap, cdiv, normal, round_up
 
 i32 = np.int32
 
@@ -82,10 +82,8 @@ def batched_product(entry: str, bm: int) -> LaunchContract:
     from .matmul import wgmma_tma_shared_bytes
 
     def args(t, s):
-        from ..launch import tensor_map
-
         n = s["n"]
-        return (tensor_map(t["a_packed"], (bm, 32)), tensor_map(t["b_packed"], (32, 32)), t["batches"],
+        return (TensorMap("a_packed", (bm, 32)), TensorMap("b_packed", (32, 32)), t["batches"],
                 i32(n), i32(n), i32(n), i32(n), i32(0), i32(round_up(n, 32)))
 
     return LaunchContract(entry=entry, block=(384, 1, 1),
