@@ -5,7 +5,7 @@ import pytest
 from conftest import ROOT
 
 from fieldnote import kernels
-from fieldnote.build import census, cuda, triton
+from fieldnote.build import builder, census, cuda, triton
 from fieldnote.errors import PipelineError
 from fieldnote.ops import OPS
 from fieldnote.toolchains import TOOLCHAINS
@@ -16,8 +16,8 @@ BROKEN = ROOT / "tests" / "cuda" / "matmul_cpasync_2buf_64x64_broken.cu"
 
 @pytest.mark.parametrize("op,variant", VARIANTS, ids=[v.name for _, v in VARIANTS])
 def test_every_hand_written_variant_builds_with_its_toolchain_without_spills(op, variant):
-    toolchain = TOOLCHAINS[variant.toolchain]
-    cubin, ptx, report = toolchain.build(ROOT / variant.source, variant.contract.entry, variant.target("sm_90"))
+    build = builder(TOOLCHAINS[variant.toolchain]).build
+    cubin, ptx, report = build(ROOT / variant.source, variant.contract.entry, variant.target("sm_90"))
     assert cubin[:4] == b"\x7fELF" and f".entry {variant.contract.entry}" in ptx
     assert report["registers"] > 0 and report["spill_stores_bytes"] == 0 and report["spill_loads_bytes"] == 0
     assert report["cuobjdump_registers"] == report["registers"]

@@ -7,6 +7,7 @@ import pytest
 from conftest import ROOT
 
 from fieldnote import check, inputs
+from fieldnote.build import builder
 from fieldnote.implementations import runner
 from fieldnote.ops import OPS
 from fieldnote.ops.matmul import CPASYNC_2BUF_64X64
@@ -25,7 +26,7 @@ TAILS = {"matmul": [{"m": 130, "n": 70, "k": 97}, {"m": 64, "n": 64, "k": 33}, {
 @functools.cache
 def cubin_of(source: str, entry: str, arch: str = "sm_90", toolchain: str = "cuda") -> bytes:
     """Each source is built once per session, by its toolchain."""
-    return TOOLCHAINS[toolchain].build(ROOT / source, entry, arch)[0]
+    return builder(TOOLCHAINS[toolchain]).build(ROOT / source, entry, arch)[0]
 
 
 def cuda_runner(tmp_path, op, variant, source=None):

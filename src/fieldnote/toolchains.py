@@ -1,31 +1,20 @@
 """The toolchains a hand-written variant is built with, one per hand-written implementation of the registry
-(vocabulary.py): where its sources live and which module of fieldnote.build turns one into a cubin and its
-resources report. Every toolchain's cubin is launched the same way (launch.CudaKernel, by the variant's contract),
-so a new one that emits a cubin is an entry here, its build module and its sources."""
+(vocabulary.py): where its sources live and which module of the build package turns one into a cubin and its
+resources report (`build.builder`). Every toolchain's cubin is launched the same way (launch.CudaKernel, by the
+variant's contract), so a new one that emits a cubin is an entry here, its build module and its sources."""
 from __future__ import annotations
 
-import importlib
 from dataclasses import dataclass
-from pathlib import Path
 
 
 @dataclass(frozen=True)
 class Toolchain:
     name: str  # the implementation it builds for
     suffix: str  # of its sources: kernels/<name>/<op>/<variant>.<suffix>
-    builder: str  # fieldnote.build.<builder>: build(source, entry, arch) -> (cubin, ptx, report), version()
+    builder: str  # the build package's module: build(source, entry, arch) -> (cubin, ptx, report), version()
 
     def source(self, op: str, variant: str) -> str:
         return f"kernels/{self.name}/{op}/{variant}.{self.suffix}"
-
-    def module(self):
-        return importlib.import_module(f"fieldnote.build.{self.builder}")
-
-    def build(self, source: Path, entry: str, arch: str) -> tuple[bytes, str, dict]:
-        return self.module().build(source, entry, arch)
-
-    def version(self) -> str:
-        return self.module().version()
 
 
 TOOLCHAINS = {t.name: t for t in (

@@ -1,6 +1,7 @@
 """Build one hand-written variant with its toolchain (toolchains.py): the cubin, its PTX and the resources report."""
 from pathlib import Path
 
+from fieldnote.build import builder
 from fieldnote.io import write_bytes, write_json
 from fieldnote.ops import OPS
 from fieldnote.progress import COMPILE, phase
@@ -14,12 +15,12 @@ def main(snakemake):
     variant = OPS[w.op].variant(w.variant)
     toolchain = TOOLCHAINS[variant.toolchain]
     with phase(COMPILE):
-        cubin, ptx, report = toolchain.build(Path(snakemake.input.source), variant.contract.entry,
-                                             variant.target(w.arch))
+        cubin, ptx, report = builder(toolchain).build(Path(snakemake.input.source), variant.contract.entry,
+                                                      variant.target(w.arch))
     write_bytes(out.cubin, cubin)
     write_bytes(out.ptx, ptx.encode())
     write_json(out.report, {"op": w.op, "variant": w.variant, "design": variant.design,
-                            "toolchain": toolchain.name, "compiler": toolchain.version(), **report})
+                            "toolchain": toolchain.name, "compiler": builder(toolchain).version(), **report})
 
 
 main(snakemake)  # noqa: F821
