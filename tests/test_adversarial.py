@@ -11,11 +11,11 @@ import pytest
 from conftest import ROOT
 from test_verified import cached_by_pointer, honest
 
-from fieldnote.build import cuda as build
-from fieldnote.errors import PipelineError
-from fieldnote.ops import CudaVariant, LaunchContract
-from fieldnote.ops.gelu import ELEMENTWISE
-from fieldnote.ops.matmul import abc_mnk, tile_16x16_grid
+from fieldnote.core.errors import PipelineError
+from fieldnote.measure.build import cuda as build
+from fieldnote.registry.ops import CudaVariant, LaunchContract
+from fieldnote.registry.ops.gelu import ELEMENTWISE
+from fieldnote.registry.ops.matmul import abc_mnk, tile_16x16_grid
 
 pytestmark = pytest.mark.gpu
 CHEATS = ROOT / "tests" / "cuda" / "cheats"
@@ -38,13 +38,13 @@ def tensors():
 
 
 def measured(run, name):
-    from fieldnote.verified import Measured
+    from fieldnote.measure.verified import Measured
 
     return Measured(run, tensors(), SHAPE, "gelu", f"adversarial: gelu / {name} at 4096x768", TOLERANCE)
 
 
 def cheat_kernel(tmp_path: Path, name: str, op: str = "gelu", contract: LaunchContract = ELEMENTWISE):
-    from fieldnote.implementations import runner
+    from fieldnote.measure.implementations import runner
 
     cubin, _, _ = build.compile_source(CHEATS / f"{name}.cu", "sm_90")
     path = tmp_path / f"{name}.cubin"
@@ -53,8 +53,7 @@ def cheat_kernel(tmp_path: Path, name: str, op: str = "gelu", contract: LaunchCo
 
 
 def spans(calls: dict):
-    from fieldnote import timing
-
+    from fieldnote.measure import timing
     return timing.spans(calls, rounds=2, iterations=20, warmup=3, clock=timing.EventClock())
 
 
@@ -74,7 +73,7 @@ def memo_contract(slots: int) -> LaunchContract:
 def matmul_tensors(seed: int = 20260910) -> dict:
     import torch
 
-    from fieldnote.ops import OPS
+    from fieldnote.registry.ops import OPS
 
     tensors = {n: torch.from_numpy(a).cuda() for n, a in OPS["matmul"].inputs(MATMUL, seed).items()}
     return tensors | {"out": torch.empty(MATMUL["m"], MATMUL["n"], device="cuda")}
@@ -82,7 +81,7 @@ def matmul_tensors(seed: int = 20260910) -> dict:
 
 def memo_measured(tmp_path: Path, name: str, slots: int):
     """A memoizing matmul (or, with 0 slots, its honest product) at 1024^3, on inputs drawn as the op draws them."""
-    from fieldnote.verified import Measured
+    from fieldnote.measure.verified import Measured
 
     return Measured(cheat_kernel(tmp_path, name, "matmul", memo_contract(slots)), matmul_tensors(), MATMUL, "matmul",
                     f"adversarial: matmul / {name} at 1024x1024x1024", TOLERANCE)
@@ -130,16 +129,15 @@ def test_a_cheating_runner_is_caught(name, make, call, why):
 def test_a_cheat_in_graph_replay_is_caught(tmp_path):
     """A replay is primed and verified as one call: the stale kernel's replays leave the poison. (Work left on a
     side stream cannot be captured at all: the capture fails with unjoined work.)"""
-    from fieldnote import timing
-
+    from fieldnote.measure import timing
     fn = measured(cheat_kernel(tmp_path, "gelu_stale"), "gelu_stale")
     with pytest.raises(PipelineError, match="timed call 1 computed a wrong result"):
         timing.graph_spans({"graph": fn}, rounds=1, iterations=5, warmup=2, replays=2)
 
 
 def test_the_honest_kernel_passes_every_timed_call(tmp_path):
-    from fieldnote.implementations import runner
-    from fieldnote.ops import OPS
+    from fieldnote.measure.implementations import runner
+    from fieldnote.registry.ops import OPS
 
     variant = OPS["gelu"].variant("gelu_bias_tanh")
     cubin, _, _ = build.compile_source(ROOT / variant.source, "sm_90")
@@ -199,7 +197,7 @@ def test_a_matmul_remembered_by_content_computes_every_timed_call_and_is_timed_a
 BUILD_TWICE = """
 import sys
 from pathlib import Path
-from fieldnote.build import cuda
+from fieldnote.measure.build import cuda
 source = Path(sys.argv[1])
 for _ in range(2):
     cubin, ptx, report = cuda.build(source, "gelu_bias_tanh", "sm_90")
@@ -220,8 +218,7 @@ def test_a_variant_built_again_on_the_same_machine_keeps_its_ptxas_report(tmp_pa
 
 
 def sanitized(tmp_path: Path, variants: dict[str, Path], contracts: dict | None = None, op: str = "gelu"):
-    from fieldnote import sanitize
-
+    from fieldnote.measure import sanitize
     if sanitize.executable() is None:
         pytest.skip("compute-sanitizer not found")
     job = {"op": op, "variants": {k: str(v) for k, v in variants.items()}, "seed": 7, "contracts": contracts or {}}
@@ -230,7 +227,7 @@ def sanitized(tmp_path: Path, variants: dict[str, Path], contracts: dict | None 
 
 def sanitized_variant(tmp_path: Path, op: str, name: str):
     """A registered variant built for sm_90 (sm_90a where it must be) and run under every tool."""
-    from fieldnote.ops import OPS
+    from fieldnote.registry.ops import OPS
 
     v = OPS[op].variant(name)
     cubin, _, _ = build.compile_source(ROOT / v.source, v.target("sm_90"))
@@ -253,7 +250,7 @@ def test_the_sanitizer_catches_a_missing_barrier_every_time_at_the_smallest_shap
 
 
 def test_the_sanitizer_passes_the_shipped_gelu_variants(tmp_path):
-    from fieldnote.ops import OPS
+    from fieldnote.registry.ops import OPS
 
     variants = {}
     for name in ("gelu_bias_tanh", "gelu_bias_sigmoid_vec4"):

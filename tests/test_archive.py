@@ -12,9 +12,9 @@ import pandas as pd
 import pytest
 from conftest import SEED_EVIDENCE, import_from_seed, resolved_config, snakemake
 
-from fieldnote.archive import Archive, pack
-from fieldnote.bundle import manifest
-from fieldnote.errors import PipelineError
+from fieldnote.core.errors import PipelineError
+from fieldnote.evidence.archive import Archive, pack
+from fieldnote.evidence.bundle import manifest
 
 
 def toy_bundle(root: Path) -> Path:
@@ -99,7 +99,7 @@ def test_replay_rebuilds_the_bundle_identically_then_does_nothing(project: Path,
 
 
 def test_loading_a_bundle_names_the_failing_table_and_row(tmp_path):
-    from fieldnote.evidence import load, validate_tables
+    from fieldnote.evidence.validate import load, validate_tables
 
     bundle = toy_bundle(tmp_path)
     assert set(load(bundle)) == {"summary"}
@@ -154,7 +154,7 @@ def test_repacking_a_replayed_archive_keeps_its_own_sources(project: Path):
     repacked = Archive(project / "results" / "mage-001.tar.gz", cache=project / "cache").files
     sources = {n: d for n, d in shipped.items() if n.startswith("source/")}
     assert sources and {n: d for n, d in repacked.items() if n.startswith("source/")} == sources
-    assert b"edited after the measurement" not in repacked["source/src/fieldnote/figures.py"]
+    assert b"edited after the measurement" not in repacked["source/src/fieldnote/publish/figures.py"]
 
 
 @pytest.mark.parametrize("ops, refused", [("[matmul, gelu, layernorm, triangle, neighbor]", False),
@@ -162,9 +162,9 @@ def test_repacking_a_replayed_archive_keeps_its_own_sources(project: Path):
 def test_a_pinned_namespace_may_list_the_ops_its_archive_measured(tmp_path, monkeypatch, ops, refused):
     """h200-002's file lists its ops; an archive records them as its shapes, not as a key `ops`: listing what was
     measured replays, listing otherwise is refused by name."""
-    from fieldnote.archive import _pinned
-    from fieldnote.config import load_defaults, resolve
-    from fieldnote.errors import PipelineError
+    from fieldnote.core.errors import PipelineError
+    from fieldnote.evidence.archive import _pinned
+    from fieldnote.registry.config import load_defaults, resolve
 
     root = Path(__file__).resolve().parents[1]
     monkeypatch.chdir(root)

@@ -5,8 +5,8 @@ from pathlib import Path
 import pandas as pd
 import pytest
 
-from fieldnote.authored import Evidence, Number, judge, render, typed_numerals
-from fieldnote.errors import PipelineError
+from fieldnote.core.errors import PipelineError
+from fieldnote.publish.authored import Evidence, Number, judge, render, typed_numerals
 
 
 @pytest.mark.parametrize("text", ["sm_90 and sm_89", "mage-006", "3xTF32", "128-bit loads", "an H200", "PR #42",

@@ -1,4 +1,4 @@
-"""fieldnote.bench refuses a bad command line in one line, before it touches a GPU."""
+"""fieldnote.measure.bench refuses a bad command line in one line, before it touches a GPU."""
 import subprocess
 import sys
 
@@ -14,7 +14,7 @@ from conftest import ROOT
     (["layernorm", "torch", "--counters"], "--counters needs Nsight Compute"),  # PATH is empty: no ncu
 ])
 def test_a_bad_command_line_is_one_error(argv, says):
-    run = subprocess.run([sys.executable, "-m", "fieldnote.bench", *argv], capture_output=True, text=True,
+    run = subprocess.run([sys.executable, "-m", "fieldnote.measure.bench", *argv], capture_output=True, text=True,
                          cwd=ROOT, env={"PYTHONPATH": str(ROOT / "src"), "PATH": ""})
     assert run.returncode == 2 and "Traceback" not in run.stderr
     assert says in run.stderr.splitlines()[-1]

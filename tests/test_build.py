@@ -4,11 +4,11 @@ from pathlib import Path
 import pytest
 from conftest import ROOT
 
-from fieldnote import kernels
-from fieldnote.build import builder, census, cuda, triton
-from fieldnote.errors import PipelineError
-from fieldnote.ops import OPS
-from fieldnote.toolchains import TOOLCHAINS
+from fieldnote.core.errors import PipelineError
+from fieldnote.measure import kernels
+from fieldnote.measure.build import builder, census, cuda, triton
+from fieldnote.registry.ops import OPS
+from fieldnote.registry.toolchains import TOOLCHAINS
 
 VARIANTS = [(op, v) for op in OPS for v in OPS[op].cuda_variants.values()]
 BROKEN = ROOT / "tests" / "cuda" / "matmul_cpasync_2buf_64x64_broken.cu"

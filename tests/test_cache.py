@@ -2,10 +2,10 @@
 apart, and the summary's kernel time stays the warm one with the cold one beside it."""
 import pandas as pd
 
-from fieldnote.capture import Job, label
-from fieldnote.capture.summary import summarize
-from fieldnote.measurements import control_band, summary
-from fieldnote.subjects import attributes, describe, range_name
+from fieldnote.evidence.measurements import control_band, summary
+from fieldnote.evidence.summary import summarize
+from fieldnote.measure.capture import Job, label
+from fieldnote.registry.subjects import attributes, describe, range_name
 
 SHAPE = {"rows": 4096, "cols": 768}
 

@@ -5,10 +5,11 @@ from pathlib import Path
 import pandas as pd
 import pytest
 
-from fieldnote.capture import nsys, resolve
-from fieldnote.capture.evidence import measured
-from fieldnote.capture.summary import in_ranges, per_iteration, summarize
-from fieldnote.errors import PipelineError
+from fieldnote.core.errors import PipelineError
+from fieldnote.evidence.selection import measured
+from fieldnote.evidence.summary import in_ranges, per_iteration, summarize
+from fieldnote.measure.capture import nsys
+from fieldnote.registry.config import backends as resolve
 
 FIXTURES = Path(__file__).parent / "fixtures"
 
@@ -86,7 +87,7 @@ def test_h200_captures_give_whole_launch_counts_and_backends_agree_within_3_perc
 
 
 def test_h200_measurement_table_joins_spans_kernels_and_launch_shapes():
-    from fieldnote.measurements import table
+    from fieldnote.evidence.measurements import table
 
     rows = table(pd.read_parquet(H200_SPANS), h200_summary(), pd.read_parquet(H200_KERNELS))
     matmul = rows.set_index(["op", "subject"]).loc[("matmul", "cuda")]
@@ -96,7 +97,7 @@ def test_h200_measurement_table_joins_spans_kernels_and_launch_shapes():
 
 
 def test_label_splits_one_session_into_implementations_and_captures():
-    from fieldnote.capture import Job, label
+    from fieldnote.measure.capture import Job, label
 
     subjects = {"torch": {"implementation": "torch", "variant": None, "cubin": None},
                 "cuda": {"implementation": "cuda", "variant": "gelu_bias_tanh", "cubin": "g.cubin"}}
@@ -110,7 +111,7 @@ def test_label_splits_one_session_into_implementations_and_captures():
 
 
 def test_a_capture_outside_the_band_of_the_others_is_labelled_under_load_and_kept():
-    from fieldnote.measurements import control_band
+    from fieldnote.evidence.measurements import control_band
 
     captures = pd.DataFrame({"op": "matmul", "subject": ["triton"] * 4 + ["cuda"] * 3, "backend": "nsys",
                              "capture": [0, 1, 2, 3, 0, 1, 2], "launches_per_iteration": 1,
@@ -123,7 +124,7 @@ def test_a_capture_outside_the_band_of_the_others_is_labelled_under_load_and_kep
 
 
 def test_h200_captures_carry_a_band():
-    from fieldnote.measurements import control_band
+    from fieldnote.evidence.measurements import control_band
 
     band = control_band(h200_summary(), margin=0.05)
     assert band["band_min_us"].isna().all()  # one capture per implementation there: no band to leave
@@ -141,7 +142,7 @@ def gelu_session(name: str, tmp_path: Path) -> Path:
 
 @pytest.mark.parametrize("backend", ["nsys", "cupti"])
 def test_h200_session_of_three_implementations_three_captures(tmp_path, backend):
-    from fieldnote.capture import Job, cupti, label
+    from fieldnote.measure.capture import Job, cupti, label
 
     subjects = {i: {"implementation": i, "variant": None, "cubin": None} for i in ("torch", "triton", "cuda")}
     job = Job("gelu", subjects, "x.npz", {}, iterations=100, warmup=25, repeats=3)
@@ -158,7 +159,7 @@ def test_h200_session_of_three_implementations_three_captures(tmp_path, backend)
 
 
 def test_h200_nsys_and_cupti_captures_of_one_run_agree_within_3_percent(tmp_path):
-    from fieldnote.capture import Job, cupti, label
+    from fieldnote.measure.capture import Job, cupti, label
 
     subjects = {i: {"implementation": i, "variant": None, "cubin": None} for i in ("torch", "triton", "cuda")}
     job = Job("gelu", subjects, "x.npz", {}, iterations=100, warmup=25, repeats=3)
@@ -173,7 +174,7 @@ def test_h200_nsys_and_cupti_captures_of_one_run_agree_within_3_percent(tmp_path
 def test_cupti_places_each_kernel_in_the_range_around_its_launch_and_leaves_the_rest_outside(tmp_path):
     """The warm-up's and verification's kernels between the ranges belong to none; a range on another thread
     does not take a launch it overlaps; a kernel whose launch was not traced goes to the range it ran after."""
-    from fieldnote.capture import cupti
+    from fieldnote.measure.capture import cupti
 
     events = []
 
@@ -206,8 +207,8 @@ def test_cupti_places_each_kernel_in_the_range_around_its_launch_and_leaves_the_
 def test_a_session_s_time_is_counted_once(tmp_path, monkeypatch, inner, here, profiler):
     import json
 
-    from fieldnote import capture, progress
-
+    from fieldnote.core import progress
+    from fieldnote.measure import capture
     monkeypatch.setattr(progress, "_spent", {})
     if inner is not None:
         (tmp_path / "job.json.phases.json").write_text(json.dumps(inner))

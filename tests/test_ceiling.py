@@ -3,9 +3,11 @@ import numpy as np
 import pandas as pd
 import pytest
 
-from fieldnote import ceiling, floors, note
-from fieldnote.build.cuda import compile_source, parse_ptxas
-from fieldnote.capture.summary import summarize
+from fieldnote.evidence import floors
+from fieldnote.evidence.summary import summarize
+from fieldnote.measure import ceiling
+from fieldnote.measure.build.cuda import compile_source, parse_ptxas
+from fieldnote.publish import note
 
 SHAPES = {"gelu": {"rows": 4096, "cols": 768}}
 
@@ -92,7 +94,7 @@ def test_every_copy_moves_its_bytes_on_the_gpu(op, shape):
 
 @pytest.mark.gpu
 def test_a_copy_that_did_not_run_fails_its_verification():
-    from fieldnote.errors import PipelineError
+    from fieldnote.core.errors import PipelineError
 
     copy = ceiling.streams("gelu", SHAPES["gelu"])["thread"]
     copy.prime(0)  # the output poisoned, and no call
@@ -106,8 +108,8 @@ def test_a_real_capture_on_the_h200_gives_every_configuration_and_judges_our_ker
     from the same capture, are judged against the fastest copy."""
     from conftest import ROOT
 
-    from fieldnote.config import load_defaults
-    from fieldnote.measurements import kernel_interval
+    from fieldnote.evidence.measurements import kernel_interval
+    from fieldnote.registry.config import load_defaults
 
     kernels = pd.read_parquet(ROOT / "tests" / "fixtures" / "h200-ceiling-kernels.parquet")
     shapes = load_defaults(ROOT / "config" / "config.yaml")["shapes"]
@@ -137,7 +139,7 @@ def probed(times: dict[str, list[float]], op: str = "matmul", grid: str = "1056,
 
 
 def test_every_op_declares_a_contract_on_a_unit_the_probes_measure():
-    from fieldnote.ops import OPS
+    from fieldnote.registry.ops import OPS
 
     for spec in OPS.values():
         assert spec.precision.unit in floors.UNITS and spec.precision.per_flop >= 1
@@ -259,7 +261,7 @@ def test_the_note_shows_each_ops_contract_its_probes_rate_and_a_dash_where_it_ha
 def test_tf32_is_allowed_inside_the_probe_and_the_processs_setting_restored_after():
     import torch
 
-    from fieldnote.check import full_fp32
+    from fieldnote.measure.check import full_fp32
 
     full_fp32()
     with ceiling.tf32_allowed():
@@ -325,7 +327,7 @@ def test_the_probes_verify_and_reach_a_plausible_rate_on_the_h200(op, shape, low
 @pytest.mark.gpu
 @pytest.mark.parametrize("op", ["matmul", "neighbor"])
 def test_a_probe_that_did_not_run_fails_its_verification(op):
-    from fieldnote.errors import PipelineError
+    from fieldnote.core.errors import PipelineError
 
     shape = MATMUL["matmul"] if op == "matmul" else {"nodes": 4096, "features": 64, "edges": 65536}
     first = floors.probes_of(op, shape)[0]
@@ -357,9 +359,9 @@ def test_the_probes_captured_as_a_session_captures_them_give_their_rows(tmp_path
     every cuBLAS launch of a call inside its range, and a plausible rate."""
     from torch.profiler import ProfilerActivity, profile, record_function
 
-    from fieldnote.capture import Job, label
-    from fieldnote.capture.cupti import parse_trace
-    from fieldnote.capture.run import iterate
+    from fieldnote.measure.capture import Job, label
+    from fieldnote.measure.capture.cupti import parse_trace
+    from fieldnote.measure.capture.run import iterate
 
     job = Job(op="matmul", subjects={"idle": {}}, npz="", shape=MATMUL["matmul"], iterations=5, warmup=2, repeats=2,
               caches=("warm", "cold"))

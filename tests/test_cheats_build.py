@@ -5,7 +5,7 @@ import re
 import pytest
 from conftest import ROOT
 
-from fieldnote.build import cuda
+from fieldnote.measure.build import cuda
 
 CHEATS = sorted((ROOT / "tests" / "cuda" / "cheats").glob("*.cu"))
 MEMO = [p for p in CHEATS if p.stem.startswith("matmul_memo_")]

@@ -9,10 +9,10 @@ import pandas as pd
 import pytest
 from conftest import ROOT
 
-from fieldnote import check
-from fieldnote.errors import PipelineError
-from fieldnote.implementations import runner
-from fieldnote.ops import OPS
+from fieldnote.core.errors import PipelineError
+from fieldnote.measure import check
+from fieldnote.measure.implementations import runner
+from fieldnote.registry.ops import OPS
 
 TOL = {"rtol": 1e-4, "atol": 1e-4}
 MEDIUM = {"matmul": {"m": 96, "n": 80, "k": 72}, "gelu": {"rows": 33, "cols": 768},
@@ -42,8 +42,9 @@ def test_compiled_runs_the_torch_function_through_inductor(tmp_path, monkeypatch
 def test_triton_kernels_pass_in_the_interpreter():
     """Triton's interpreter is chosen when the kernel module is imported, so this runs in its own process."""
     code = (
-        "import json; from fieldnote import check; from fieldnote.implementations import runner; "
-        "from fieldnote.ops import OPS; from fieldnote.triton_compat import fix_interpreter_scalar_index; "
+        "import json; from fieldnote.measure import check; from fieldnote.measure.implementations import runner; "
+        "from fieldnote.registry.ops import OPS; "
+        "from fieldnote.measure.triton_compat import fix_interpreter_scalar_index; "
         "fix_interpreter_scalar_index(); rows = []\n"
         "for op in OPS:\n"
         "    t = check.run_checks(runner(op, 'triton'), op, 'triton', 'cpu', check.cases(op, {}, 7, None, True), "
@@ -146,7 +147,7 @@ COMPILE_WORKERS = """
 import json, os, sys
 import numpy as np, torch
 import torch._inductor.async_compile as async_compile
-from fieldnote.implementations import runner
+from fieldnote.measure.implementations import runner
 x = torch.from_numpy(np.ones((8, 16), np.float32)).to(sys.argv[1])
 runner("gelu", "compiled")({"x": x, "bias": x[0].clone(), "out": torch.empty_like(x)}, {})
 def descendants(pid):

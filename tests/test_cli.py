@@ -7,8 +7,8 @@ import yaml
 from conftest import ROOT, copy_config, has_gpu, snakemake
 
 from fieldnote.cli import new
-from fieldnote.config import load_defaults, load_namespaces
-from fieldnote.errors import PipelineError
+from fieldnote.core.errors import PipelineError
+from fieldnote.registry.config import load_defaults, load_namespaces
 
 
 def fieldnote(*args: str) -> subprocess.CompletedProcess:

@@ -5,8 +5,8 @@ import pytest
 import yaml
 from conftest import ROOT, snakemake
 
-from fieldnote.config import load_defaults, load_namespaces, resolve
-from fieldnote.errors import PipelineError
+from fieldnote.core.errors import PipelineError
+from fieldnote.registry.config import load_defaults, load_namespaces, resolve
 
 DEFAULTS = load_defaults(ROOT / "config" / "config.yaml")
 MAGE_006 = {k: v for k, v in yaml.safe_load((ROOT / "config" / "namespaces" / "mage-006.yaml").read_text()).items()
@@ -110,7 +110,7 @@ def test_a_roof_target_needs_a_sweep(tmp_path):
 def test_the_prose_a_note_prints_from_a_namespace_file_types_no_number(path):
     """Checked here, not first at the end of a GPU run: the note stage refuses a typed number in the description,
     the progression's changes or the limits (h200-002's description named its issue number until 2026-12-02)."""
-    from fieldnote.authored import refuse_typed_prose
+    from fieldnote.publish.authored import refuse_typed_prose
 
     data = yaml.safe_load(path.read_text())
     refuse_typed_prose(str(path), data.get("description"), data.get("progression"), data.get("targets"))
@@ -144,7 +144,7 @@ def archived_namespace(tmp_path, monkeypatch, name: str, edit):
 def test_an_archived_namespace_s_targets_edited_are_refused_like_its_shapes(tmp_path, monkeypatch, name, edit, says):
     """Its targets are its archive's, as its shapes are: stated otherwise, or with one left out, the file is
     refused in one line naming it and the key."""
-    from fieldnote.archive import _pinned
+    from fieldnote.evidence.archive import _pinned
 
     ns, path = archived_namespace(tmp_path, monkeypatch, name, edit)
     with pytest.raises(PipelineError) as error:
@@ -159,9 +159,9 @@ def test_an_archived_namespace_is_held_to_its_archive_s_targets(tmp_path, monkey
     """Stated as archived, or left out of the file, the targets the note is held to are the archive's, their
     ops in the registry's order (config.resolved.json sorts them): h200-002's limits are listed as its note lists
     them."""
-    from fieldnote.archive import Archive, resolve_archived
-    from fieldnote.config import read_when_archived
-    from fieldnote.ops import OPS
+    from fieldnote.evidence.archive import Archive, resolve_archived
+    from fieldnote.registry.config import read_when_archived
+    from fieldnote.registry.ops import OPS
 
     recorded = Archive(ROOT / "archives" / f"{name}.tar.gz").resolved()["targets"]
     for edit in (lambda d: None, lambda d: d.pop("targets")):

@@ -13,19 +13,19 @@ RULES = sorted((ROOT / "workflow" / "rules").glob("*.smk"))
 
 def test_the_closure_follows_imports_at_any_depth():
     note = closure("workflow/scripts/note.py")
-    assert "src/fieldnote/note.py" in note and "src/fieldnote/history.py" in note
-    assert "src/fieldnote/ops/layernorm.py" in note  # the variants' design texts the note prints
+    assert "src/fieldnote/publish/note.py" in note and "src/fieldnote/evidence/history.py" in note
+    assert "src/fieldnote/registry/ops/layernorm.py" in note  # the variants' design texts the note prints
     sweep = closure("workflow/scripts/sweep_table.py")
-    assert "src/fieldnote/ops/matmul.py" in sweep  # work(): the bytes and FLOPs the sweep table divides by
+    assert "src/fieldnote/registry/ops/matmul.py" in sweep  # work(): the bytes and FLOPs the sweep table divides by
     figures = closure("workflow/scripts/figures.py")
-    assert "src/fieldnote/vocabulary.py" in figures and "src/fieldnote/vocabulary.py" in note  # display names
-    assert "src/fieldnote/note.py" not in figures
+    assert "src/fieldnote/registry/vocabulary.py" in figures and "src/fieldnote/registry/vocabulary.py" in note
+    assert "src/fieldnote/publish/note.py" not in figures
 
 
 def test_a_job_for_one_op_depends_on_that_op_s_module_only():
     files = for_op(closure("workflow/scripts/check.py"), "gelu")
     ops = {f for f in files if "/ops/" in f}
-    assert ops == {"src/fieldnote/ops/__init__.py", "src/fieldnote/ops/base.py", "src/fieldnote/ops/gelu.py"}
+    assert ops == {f"src/fieldnote/registry/ops/{m}.py" for m in ("__init__", "base", "gelu")}
 
 
 def test_every_rule_that_runs_a_script_declares_its_code():
@@ -49,20 +49,25 @@ def fresh_process(monkeypatch, known):
         cached.cache_clear()
 
 
+def core(module: str) -> tuple[str, ...]:
+    """The closure of a script importing one module of the core: it, its package and the root's."""
+    return ("src/fieldnote/__init__.py", "src/fieldnote/core/__init__.py", f"src/fieldnote/core/{module}.py")
+
+
 def test_imports_found_once_are_kept_between_runs_and_a_changed_source_is_read_anew(tmp_path, monkeypatch):
     script, known = tmp_path / "job.py", tmp_path / "known.json"
-    script.write_text("from fieldnote import errors\n")
+    script.write_text("from fieldnote.core import errors\n")
     fresh_process(monkeypatch, known)
-    assert deps.closure(str(script)) == ("src/fieldnote/__init__.py", "src/fieldnote/errors.py") and known.exists()
+    assert deps.closure(str(script)) == core("errors") and known.exists()
     fresh_process(monkeypatch, known)
     monkeypatch.setattr(deps, "_parsed", lambda *a: pytest.fail("parsed again, unchanged"))
-    assert deps.closure(str(script)) == ("src/fieldnote/__init__.py", "src/fieldnote/errors.py")
+    assert deps.closure(str(script)) == core("errors")
     monkeypatch.undo()
-    script.write_text("from fieldnote import paths\n")
+    script.write_text("from fieldnote.core import paths\n")
     fresh_process(monkeypatch, known)
-    assert deps.closure(str(script)) == ("src/fieldnote/__init__.py", "src/fieldnote/paths.py")
+    assert deps.closure(str(script)) == core("paths")
     known.write_text("not json")
     fresh_process(monkeypatch, known)
-    assert deps.closure(str(script)) == ("src/fieldnote/__init__.py", "src/fieldnote/paths.py")
+    assert deps.closure(str(script)) == core("paths")
     for cached in (deps._known, deps._imports, deps.closure):
         cached.cache_clear()

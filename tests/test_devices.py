@@ -3,8 +3,9 @@ import pytest
 import yaml
 from conftest import ROOT
 
-from fieldnote import authored, devices
-from fieldnote.errors import PipelineError
+from fieldnote.core.errors import PipelineError
+from fieldnote.measure import devices
+from fieldnote.publish import authored
 
 note_of = authored.generated_note  # the note of a namespace that names no template
 
@@ -52,7 +53,7 @@ def test_the_profile_holds_slots_for_every_gpu_the_workflow_may_spread_over():
 
 @pytest.mark.parametrize("gpus", [1, 2, 4])
 def test_every_op_s_jobs_of_one_kind_fall_on_each_gpu_in_turn(gpus):
-    from fieldnote.ops import OPS
+    from fieldnote.registry.ops import OPS
 
     placed = [devices.of(gpus, op, rank=0) for op in OPS]
     assert placed == [i % gpus for i in range(len(OPS))]
@@ -85,7 +86,7 @@ def test_the_note_says_when_the_measurements_ran_on_several_gpus():
 
 
 def test_the_capture_summary_keeps_each_capture_s_gpu():
-    from fieldnote.capture.summary import summarize
+    from fieldnote.evidence.summary import summarize
 
     summary = summarize(two_gpu_kernels())
     assert set(summary.groupby("op")["gpu_uuid"].agg(frozenset)) == {frozenset({"GPU-a"}), frozenset({"GPU-b"})}
@@ -94,7 +95,7 @@ def test_the_capture_summary_keeps_each_capture_s_gpu():
 def test_the_control_band_compares_captures_of_one_gpu_model_only():
     import pandas as pd
 
-    from fieldnote.measurements import control_band
+    from fieldnote.evidence.measurements import control_band
 
     rows = pd.DataFrame({"op": "gelu", "subject": "cuda", "backend": "nsys", "capture": range(4),
                          "kernel_us_per_iteration": [5.0, 5.0, 5.0, 9.0],
@@ -106,8 +107,7 @@ def test_the_control_band_compares_captures_of_one_gpu_model_only():
 def test_drift_compares_an_op_only_between_captures_on_one_gpu_model():
     from test_note import h200_tables
 
-    from fieldnote import history
-
+    from fieldnote.evidence import history
     tables = h200_tables()
     base = (tables["summary"], tables["kernels"].assign(gpu_name="NVIDIA H200"))
     same = history.drift(base, (tables["summary"], tables["kernels"].assign(gpu_name="NVIDIA H200")))
@@ -124,8 +124,7 @@ def test_a_capture_session_puts_its_gpu_on_every_row_and_refuses_one_without(tmp
 
     import pandas as pd
 
-    from fieldnote import capture
-
+    from fieldnote.measure import capture
     class Backend:
         @staticmethod
         def capture(job, workdir, keep):
@@ -143,7 +142,7 @@ def test_a_capture_session_puts_its_gpu_on_every_row_and_refuses_one_without(tmp
 @pytest.mark.parametrize("raw", ["58a1d0b2-3c4d-4e5f-8a9b-0c1d2e3f4a5b", "58A1D0B2-3C4D-4E5F-8A9B-0C1D2E3F4A5B",
                                  "GPU-58a1d0b2-3c4d-4e5f-8a9b-0c1d2e3f4a5b"])
 def test_torch_s_uuid_reads_as_nvml_names_the_gpu(raw):
-    from fieldnote.gpu import _nvml_uuid
+    from fieldnote.measure.gpu import _nvml_uuid
 
     assert _nvml_uuid(raw) == "GPU-58a1d0b2-3c4d-4e5f-8a9b-0c1d2e3f4a5b"
 
@@ -152,7 +151,7 @@ def test_a_uuid_given_as_its_bytes_reads_too_and_anything_else_as_none():
     from types import SimpleNamespace
     from uuid import UUID
 
-    from fieldnote.gpu import _nvml_uuid
+    from fieldnote.measure.gpu import _nvml_uuid
 
     raw = SimpleNamespace(bytes=UUID("58a1d0b2-3c4d-4e5f-8a9b-0c1d2e3f4a5b").bytes)
     assert _nvml_uuid(raw) == "GPU-58a1d0b2-3c4d-4e5f-8a9b-0c1d2e3f4a5b"

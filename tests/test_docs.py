@@ -1,7 +1,8 @@
-"""The reference pages drawn from the schemas are current: a schema edit without `python -m fieldnote.docs` fails."""
+"""The reference pages drawn from the schemas are current: a schema edit without `python -m fieldnote.publish.docs`
+fails."""
 from conftest import ROOT
 
-from fieldnote.docs import config_readme, reference
+from fieldnote.publish.docs import config_readme, reference
 
 
 def test_config_readme_is_generated_from_the_schemas():
@@ -10,4 +11,4 @@ def test_config_readme_is_generated_from_the_schemas():
 
 def test_the_module_table_of_the_reference_is_current():
     page = (ROOT / "docs" / "reference.md").read_text()
-    assert page == reference(page) and "`fieldnote/archive.py`" in page
+    assert page == reference(page) and "`fieldnote/evidence/archive.py`" in page

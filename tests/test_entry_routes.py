@@ -6,9 +6,9 @@ import subprocess
 import pytest
 from conftest import ROOT
 
-from fieldnote.build import cuda
-from fieldnote.build.census import cuobjdump
-from fieldnote.ops import OPS
+from fieldnote.measure.build import cuda
+from fieldnote.measure.build.census import cuobjdump
+from fieldnote.registry.ops import OPS
 
 
 class Tensor:

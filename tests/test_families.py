@@ -8,9 +8,9 @@ from pathlib import Path
 import pytest
 from conftest import ROOT, copy_project, snakemake
 
-from fieldnote.build import cuda
-from fieldnote.build.census import cuobjdump
-from fieldnote.errors import PipelineError
+from fieldnote.core.errors import PipelineError
+from fieldnote.measure.build import cuda
+from fieldnote.measure.build.census import cuobjdump
 
 ARCHIVE = ROOT / "archives" / "h200-001.tar.gz"
 UNCHANGED = ["matmul/matmul_3xtf32_mma_64x64", "matmul/matmul_3xtf32_mma_64x64_masksplit",

@@ -6,12 +6,12 @@ from pathlib import Path
 import pytest
 from conftest import ROOT
 
-from fieldnote import check, inputs
-from fieldnote.build import builder
-from fieldnote.implementations import runner
-from fieldnote.ops import OPS
-from fieldnote.ops.matmul import CPASYNC_2BUF_64X64
-from fieldnote.toolchains import TOOLCHAINS
+from fieldnote.measure import check, inputs
+from fieldnote.measure.build import builder
+from fieldnote.measure.implementations import runner
+from fieldnote.registry.ops import OPS
+from fieldnote.registry.ops.matmul import CPASYNC_2BUF_64X64
+from fieldnote.registry.toolchains import TOOLCHAINS
 
 pytestmark = pytest.mark.gpu
 TOL = {"rtol": 1e-4, "atol": 1e-4}
@@ -173,8 +173,7 @@ def staged(tmp_path, op, shape, variant_name):
 def test_spans_and_graph_replay_of_every_implementation(tmp_path):
     """Event spans and graph replay run for torch, Triton and a cuda.core launch, and replay leaves the
     output correct (the cuda.core launch follows torch onto the capture stream)."""
-    from fieldnote import gpu, timing, workload
-
+    from fieldnote.measure import gpu, timing, workload
     shape = {"rows": 64, "cols": 768}
     npz, cubin = staged(tmp_path, "layernorm", shape, "layernorm_block_row_1pass")
     calls = {impl: workload.prepare("layernorm", impl, npz, shape, "layernorm_block_row_1pass", cubin, TOL)
@@ -194,9 +193,9 @@ def test_spans_and_graph_replay_of_every_implementation(tmp_path):
 def test_capture_backends_see_every_launch_of_one_session(tmp_path, backend):
     """One profiled session of torch and the cuda kernel, as the capture stage runs it: whole launch counts, each
     kernel in its own range, every row carrying the GPU it ran on and its clocks."""
-    from fieldnote import capture
-    from fieldnote.capture import backends
-    from fieldnote.capture.summary import summarize
+    from fieldnote.evidence.summary import summarize
+    from fieldnote.measure import capture
+    from fieldnote.measure.capture import backends
 
     module = backends.backend(backend)
     if not module.available():
@@ -217,8 +216,8 @@ def test_capture_backends_see_every_launch_of_one_session(tmp_path, backend):
 def test_ncu_reads_every_counter_of_the_hand_written_kernel(tmp_path):
     """Nsight Compute on the 3xTF32 matmul at the seed shape: each metric the capture asks for comes back, for every
     launch it profiles (a metric name this ncu does not know fails the whole capture)."""
-    from fieldnote import capture
-    from fieldnote.capture import ncu
+    from fieldnote.measure import capture
+    from fieldnote.measure.capture import ncu
 
     if not ncu.available():
         pytest.skip("ncu not available here")
@@ -245,8 +244,7 @@ def test_compiled_passes_the_gate_at_the_full_shape(tmp_path, monkeypatch, op):
 def test_torch_compile_times_its_candidates_through_the_lock(tmp_path, monkeypatch):
     """max-autotune of the matmul from a cold cache, as a check runs it: its candidates' timings each took the GPU
     alone (gpulock.autotuning), so this torch times them where the lock reaches."""
-    from fieldnote import gpulock
-
+    from fieldnote.measure import gpulock
     monkeypatch.setenv("TORCHINDUCTOR_CACHE_DIR", str(tmp_path / "inductor"))
     monkeypatch.setenv("FIELDNOTE_GPU_LOCK", str(tmp_path / "gpu.lock"))
     before = gpulock.timed_alone
@@ -264,8 +262,7 @@ def test_torch_compile_has_triton_compile_its_kernels_with_the_gpu_held_by_no_on
     import json
     import os
 
-    from fieldnote import gpulock
-
+    from fieldnote.measure import gpulock
     traced_lock(tmp_path, monkeypatch)
     before = gpulock.compiled_unheld
     cases = [c for c in check.cases("matmul", {"m": 64, "n": 64, "k": 64}, SEED, None, small_only=True)
@@ -339,8 +336,7 @@ def test_every_gpu_activity_of_a_compiled_check_is_inside_one_of_its_holds(tmp_p
     GPU lock traced: each kernel, copy and fill of this process ran on the GPU inside one of them, so no measurement
     window could have overlapped it, though the compile gives its hold up while inductor compiles
     (gpulock.COMPILE), at the measured shapes and at the small cases."""
-    from fieldnote import gpulock
-
+    from fieldnote.measure import gpulock
     traced_lock(tmp_path, monkeypatch)
     cases = check.cases(op, full, SEED, None, small_only=False)
     table, outside, work, holds = gpu_work_outside_the_holds(tmp_path, lambda: check.run_checks(
@@ -356,8 +352,7 @@ def test_a_measurements_compiled_subject_runs_on_the_gpu_only_inside_its_holds(t
     kernel, copy and fill inside one of them."""
     import torch
 
-    from fieldnote import gpulock, workload
-
+    from fieldnote.measure import gpulock, workload
     traced_lock(tmp_path, monkeypatch)
     op, shape = "layernorm", {"rows": 2048, "cols": 768}
     cases = check.cases(op, shape, SEED, None, small_only=False)[:1]
@@ -372,11 +367,11 @@ def test_a_measurements_compiled_subject_runs_on_the_gpu_only_inside_its_holds(t
 
 def test_a_sweep_session_captures_every_point_under_its_own_name(tmp_path):
     """Points named implementation@shape, each with inputs drawn at its shape, in one nsys session."""
-    from fieldnote import capture
-    from fieldnote.capture import backends
-    from fieldnote.capture.summary import summarize
-    from fieldnote.subjects import attributes, describe
-    from fieldnote.sweep import subjects, table
+    from fieldnote.evidence.summary import summarize
+    from fieldnote.evidence.sweep import subjects, table
+    from fieldnote.measure import capture
+    from fieldnote.measure.capture import backends
+    from fieldnote.registry.subjects import attributes, describe
 
     if not backends.backend("nsys").available():
         pytest.skip("nsys not available here")
@@ -397,9 +392,9 @@ def test_a_sweep_session_captures_every_point_under_its_own_name(tmp_path):
 def test_counters_at_the_sweep_points_a_target_names(tmp_path):
     """The sweep_counters stage's profiling: each point alone under Nsight Compute, inputs drawn at its shape,
     every metric back, the GPU it ran on recorded."""
-    from fieldnote.capture import ncu
-    from fieldnote.capture.ncu import counters_at
-    from fieldnote.sweep import subjects, target_points
+    from fieldnote.evidence.sweep import subjects, target_points
+    from fieldnote.measure.capture import ncu
+    from fieldnote.measure.capture.ncu import counters_at
 
     if not ncu.available():
         pytest.skip("ncu not available here")
@@ -417,7 +412,7 @@ def test_counters_at_the_sweep_points_a_target_names(tmp_path):
 def test_what_inductor_generated_is_read_and_stable_across_compiles():
     """Issue 17: the compiled peer's choice as evidence: the generated source's hash and its Triton kernels, the same
     on a second compile (the cache answering)."""
-    from fieldnote.implementations import inductor_choice
+    from fieldnote.measure.implementations import inductor_choice
 
     arrays = OPS["gelu"].inputs({"rows": 256, "cols": 768}, SEED)
     first, again = inductor_choice("gelu", arrays, "cuda"), inductor_choice("gelu", arrays, "cuda")
@@ -432,7 +427,8 @@ def test_the_same_choice_made_in_two_caches_hashes_alike(tmp_path):
     import subprocess
     import sys
 
-    probe = ("import json; from fieldnote.ops import OPS; from fieldnote.implementations import inductor_choice; "
+    probe = ("import json; from fieldnote.registry.ops import OPS; "
+             "from fieldnote.measure.implementations import inductor_choice; "
              f"print(json.dumps(inductor_choice('gelu', OPS['gelu'].inputs({{'rows': 256, 'cols': 768}}, {SEED}), "
              "'cuda')))")
     hashes = set()
@@ -450,8 +446,7 @@ def test_the_queued_clock_leaves_the_host_out_and_the_event_clock_does_not():
 
     import torch
 
-    from fieldnote import timing
-
+    from fieldnote.measure import timing
     x = torch.ones(1 << 16, device="cuda")
 
     def call():
@@ -470,8 +465,7 @@ def test_tunes_in_fresh_caches_keep_the_fastest_and_a_later_process_compiles_its
     import subprocess
     import sys
 
-    from fieldnote import tune
-
+    from fieldnote.measure import tune
     monkeypatch.setenv("FIELDNOTE_GPU_LOCK", str(tmp_path / "gpu.lock"))
     monkeypatch.setenv("TORCHINDUCTOR_CACHE_DIR", str(tmp_path / "unused"))  # restored after; use_kept sets it
     shape = {"m": 256, "n": 256, "k": 256}
@@ -484,7 +478,8 @@ def test_tunes_in_fresh_caches_keep_the_fastest_and_a_later_process_compiles_its
     tunes = tmp_path / "tunes.parquet"
     table.to_parquet(tunes)
     tune.use_kept(tunes)
-    probe = ("import json, sys; from fieldnote import inputs; from fieldnote.implementations import inductor_choice; "
+    probe = ("import json, sys; from fieldnote.measure import inputs; "
+             "from fieldnote.measure.implementations import inductor_choice; "
              f"print(json.dumps(inductor_choice('matmul', inputs.read({str(npz)!r}), 'cuda')))")
     out = subprocess.run([sys.executable, "-c", probe], capture_output=True, text=True, check=True)
     choice = json.loads(out.stdout.strip().splitlines()[-1])
@@ -499,7 +494,7 @@ def test_a_job_pinned_to_its_gpu_records_that_gpu_and_reads_its_clocks():
     import subprocess
     import sys
 
-    code = ("import json, os; from fieldnote import devices, gpu; pinned = devices.pin({'gpu_share_0': 1}); "
+    code = ("import json, os; from fieldnote.measure import devices, gpu; pinned = devices.pin({'gpu_share_0': 1}); "
             "print(json.dumps({'pinned': pinned, 'visible': os.environ['CUDA_VISIBLE_DEVICES'], "
             "**gpu.identity(), 'clock': gpu.State()().get('sm_clock_mhz')}))")
     env = {k: v for k, v in os.environ.items() if k not in ("CUDA_VISIBLE_DEVICES", "SLURM_JOB_ID")}

@@ -4,7 +4,7 @@ import time
 
 import pytest
 
-from fieldnote import gpulock
+from fieldnote.measure import gpulock
 
 HOLD = 0.4
 
@@ -75,8 +75,7 @@ def test_a_waiting_window_goes_before_the_checks_that_ask_after_it(tmp_path):
 
 
 def test_the_wait_is_a_phase_of_the_job(tmp_path, monkeypatch):
-    from fieldnote import progress
-
+    from fieldnote.core import progress
     monkeypatch.setenv("FIELDNOTE_GPU_LOCK", str(tmp_path / "gpu.lock"))
     before = progress.spent().get(progress.WAIT, 0.0)
     with gpulock.exclusive():
@@ -158,8 +157,8 @@ def test_torch_compile_compiles_beside_other_jobs_and_times_its_candidates_alone
 def test_torch_compile_autotunes_beside_other_checks_at_a_shape_nothing_measures(tmp_path, monkeypatch):
     """Its small and edge cases: nothing it picks there is timed, so its timings there wait for no one's hold to
     end; the full shape, a fresh draw of it and a sweep point are measured, and time alone."""
-    from fieldnote import check
-    from fieldnote.ops import OPS
+    from fieldnote.measure import check
+    from fieldnote.registry.ops import OPS
 
     lock = tmp_path / "gpu.lock"
     monkeypatch.setenv("FIELDNOTE_GPU_LOCK", str(lock))
@@ -347,9 +346,9 @@ def test_a_measurement_prepares_each_subject_in_a_hold_of_its_own(tmp_path, monk
     sweep points' inputs drawn (CPU work) before the first hold."""
     import json
 
-    from fieldnote import ceiling, workload
-    from fieldnote.capture import Job
-    from fieldnote.capture.run import prepared
+    from fieldnote.measure import ceiling, workload
+    from fieldnote.measure.capture import Job
+    from fieldnote.measure.capture.run import prepared
 
     trace = tmp_path / "gpulock.jsonl"
     monkeypatch.setenv("FIELDNOTE_GPU_LOCK", str(tmp_path / "gpu.lock"))
@@ -377,8 +376,7 @@ def test_a_measurement_prepares_each_subject_in_a_hold_of_its_own(tmp_path, monk
 def test_a_measurement_holds_nothing_while_inductor_compiles_a_subject(tmp_path, monkeypatch):
     """A torch.compile subject's first call compiles (from inductor's cache, or not): a window waiting meanwhile
     waits for its uploads and runs, not for the compile (gpulock.for_check, as the compiled check)."""
-    from fieldnote import workload
-
+    from fieldnote.measure import workload
     lock, fake, *_ = faked_inductor(tmp_path, monkeypatch)
     monkeypatch.setattr(gpulock, "BATCHES", ())
     monkeypatch.setattr(gpulock, "COMPILE", (__name__, "compile_graph"))
@@ -406,10 +404,10 @@ def test_the_inputs_are_checksummed_after_the_window_in_a_shared_hold(tmp_path, 
     import torch
     from test_verified import honest, measured
 
-    from fieldnote import workload
-    from fieldnote.capture import Job
-    from fieldnote.capture.run import profile_range
-    from fieldnote.verified import Measured
+    from fieldnote.measure import workload
+    from fieldnote.measure.capture import Job
+    from fieldnote.measure.capture.run import profile_range
+    from fieldnote.measure.verified import Measured
 
     trace = tmp_path / "gpulock.jsonl"
     monkeypatch.setenv("FIELDNOTE_GPU_LOCK", str(tmp_path / "gpu.lock"))
@@ -481,9 +479,9 @@ def test_a_sweeps_drawings_are_drawn_side_by_side_each_once(monkeypatch):
     they run at once."""
     import threading
 
-    from fieldnote import workload
-    from fieldnote.capture import Job
-    from fieldnote.capture.run import draw_all
+    from fieldnote.measure import workload
+    from fieldnote.measure.capture import Job
+    from fieldnote.measure.capture.run import draw_all
 
     met, order = threading.Barrier(3, timeout=20), []
 

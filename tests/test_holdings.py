@@ -2,8 +2,8 @@
 from conftest import ROOT
 
 from fieldnote import holdings
-from fieldnote.archive import Archive
-from fieldnote.config import load_defaults, resolve
+from fieldnote.evidence.archive import Archive
+from fieldnote.registry.config import load_defaults, resolve
 
 DEFAULTS = load_defaults(ROOT / "config" / "config.yaml")
 

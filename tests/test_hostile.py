@@ -23,11 +23,11 @@ import pytest
 import yaml
 from conftest import SEED_EVIDENCE, SMALL, copy_project, snakemake
 
-from fieldnote import io as fio
-from fieldnote.archive import MAX_MEMBER_BYTES, Archive, pack_members, read_members
-from fieldnote.bundle import manifest
-from fieldnote.errors import PipelineError
-from fieldnote.plausible import check_plausible
+from fieldnote.core import io as fio
+from fieldnote.core.errors import PipelineError
+from fieldnote.evidence.archive import MAX_MEMBER_BYTES, Archive, pack_members, read_members
+from fieldnote.evidence.bundle import manifest
+from fieldnote.evidence.plausible import check_plausible
 
 SKIP = {"results", "work", ".snakemake", "__pycache__"}
 
@@ -159,7 +159,7 @@ def test_names_in_a_replayed_progression_cannot_climb_out(checkout, tmp_path):
 
 @pytest.mark.parametrize("path", ["../outside/x", "work/../../x", "/tmp/x", "results/../Snakefile"])
 def test_a_written_path_outside_results_and_work_is_refused(tmp_path, path):
-    from fieldnote.names import check_written
+    from fieldnote.registry.names import check_written
 
     (tmp_path / "results").mkdir()
     with pytest.raises(PipelineError, match="outside"):
@@ -341,8 +341,7 @@ def test_a_flipped_byte_fails_the_gzip_crc(tmp_path, checkout):
 
 
 def test_verification_is_cached_by_the_archive_s_hash(tmp_path, checkout, monkeypatch):
-    from fieldnote import archive as module
-
+    from fieldnote.evidence import archive as module
     path = checkout / "archives" / "mage-001.tar.gz"
     first = Archive(path, cache=tmp_path / "cache")
     monkeypatch.setattr(module, "read_members", lambda p: pytest.fail("the archive was read again"))
@@ -527,8 +526,8 @@ def test_an_archive_without_an_index_is_one_line(checkout, tmp_path):
 
 def test_an_archived_namespace_is_refused_in_the_job_whatever_the_flags(checkout):
     """--allowed-rules check_gpu routes around refuse_archived; the job itself refuses, before it imports torch."""
-    from fieldnote.config import load_defaults
-    from fieldnote.inputs import path_for
+    from fieldnote.measure.inputs import path_for
+    from fieldnote.registry.config import load_defaults
 
     shapes = load_defaults(checkout / "config" / "config.yaml")["shapes"]
     npz = checkout / path_for("gelu", shapes["gelu"], 20260910)
@@ -543,7 +542,7 @@ def test_an_archived_namespace_is_refused_in_the_job_whatever_the_flags(checkout
 
 @pytest.mark.slow
 def test_ctrl_c_stops_a_job_with_one_line(checkout):
-    from fieldnote.inputs import path_for
+    from fieldnote.measure.inputs import path_for
 
     shape = {"m": 16384, "n": 16384, "k": 8192}  # drawing 2 x 512 MiB of inputs: seconds of work to interrupt
     small_namespace(checkout, "toy", shapes={**SMALL, "matmul": shape})
@@ -579,7 +578,7 @@ def test_ctrl_c_stops_a_job_with_one_line(checkout):
 
 def sandboxed(tmp_path: Path, text: str, name: str = "note.md"):
     """Render `text` as a note template over a one-row summary; the PipelineError it stops with, and the seconds."""
-    from fieldnote.authored import Evidence, render
+    from fieldnote.publish.authored import Evidence, render
 
     template = tmp_path / name
     template.write_text(text)
@@ -645,8 +644,7 @@ def test_a_note_growing_without_bound_is_stopped(tmp_path):
 
 
 def test_a_template_looping_without_end_is_stopped_at_its_time_bound(tmp_path, monkeypatch):
-    from fieldnote import sandbox
-
+    from fieldnote.publish import sandbox
     monkeypatch.setattr(sandbox, "MAX_RENDER_SECONDS", 1)
     message, seconds = sandboxed(
         tmp_path, "{% for i in range(100000) %}{% for j in range(100000) %}{% endfor %}{% endfor %}\n")
@@ -690,8 +688,7 @@ def tags_of(page_text: str) -> list[tuple[str, dict]]:
 
 
 def test_the_page_escapes_every_tag_and_link_it_did_not_write(tmp_path):
-    from fieldnote import page
-
+    from fieldnote.publish import page
     text = page.render(HOSTILE_MARKDOWN, tmp_path, "evil: field note")
     tags = tags_of(text)
     assert {t for t, _ in tags} <= {"html", "head", "meta", "title", "style", "body", "h1", "p", "a", "img",
@@ -703,8 +700,7 @@ def test_the_page_escapes_every_tag_and_link_it_did_not_write(tmp_path):
 
 
 def test_the_warning_of_an_unpinned_archive_is_drawn_by_the_page_above_the_note(tmp_path):
-    from fieldnote import page
-
+    from fieldnote.publish import page
     provenance = {"archive": "<b>x</b>.tar.gz", "sha256": "ab" * 32, "why": "nobody pins it"}
     text = page.render("<!--\n\n# evil\n", tmp_path, "evil: field note", provenance)
     body = text.split("<body>\n", 1)[1]

@@ -15,9 +15,9 @@ from conftest import ROOT, SMALL, snakemake
 from test_hostile import bundle_hashes, refused
 
 from fieldnote import cli
-from fieldnote.bundle import manifest, recover_backup
-from fieldnote.config import MAX_YAML_BYTES, check_config, load_defaults, resolve
-from fieldnote.errors import PipelineError
+from fieldnote.core.errors import PipelineError
+from fieldnote.evidence.bundle import manifest, recover_backup
+from fieldnote.registry.config import MAX_YAML_BYTES, check_config, load_defaults, resolve
 
 checkout = test_hostile.checkout  # the fixture: a throw-away copy of the checkout, with a folder beside it
 DEFAULTS = load_defaults(ROOT / "config" / "config.yaml")
@@ -139,7 +139,7 @@ def test_a_number_beyond_its_bound_is_refused_naming_the_key(tmp_path, change, k
 
 
 def test_every_shipped_number_is_within_its_bound():
-    from fieldnote.config import load_namespaces
+    from fieldnote.registry.config import load_namespaces
 
     assert len(load_namespaces(ROOT / "config", DEFAULTS)) >= 10  # validated, each by the bounded schema
 

@@ -22,11 +22,11 @@ import test_hostile
 from conftest import ROOT, shipped_table
 from test_hostile import edit_table, forge, refused
 
-from fieldnote import archive as module
-from fieldnote.archive import Archive, read_members
-from fieldnote.errors import PipelineError
-from fieldnote.plausible import check_plausible
-from fieldnote.tables import OPTIONAL, TABLES
+from fieldnote.core.errors import PipelineError
+from fieldnote.evidence import archive as module
+from fieldnote.evidence.archive import Archive, read_members
+from fieldnote.evidence.plausible import check_plausible
+from fieldnote.evidence.tables import OPTIONAL, TABLES
 
 MAGE = ROOT / "archives" / "mage-006.tar.gz"
 checkout = test_hostile.checkout  # the fixture: a throw-away copy of the checkout, with a folder beside it
@@ -54,8 +54,8 @@ import json, resource, sys, time
 from pathlib import Path
 from types import SimpleNamespace
 import pandas, pyarrow.parquet
-from fieldnote.archive import read_members
-from fieldnote.errors import PipelineError
+from fieldnote.evidence.archive import read_members
+from fieldnote.core.errors import PipelineError
 import runpy
 unpack = runpy.run_path({str(ROOT / "workflow" / "scripts" / "replay_unpack.py")!r})
 base, start, error = resource.getrusage(resource.RUSAGE_SELF).ru_maxrss, time.monotonic(), None

@@ -5,8 +5,8 @@ import numpy as np
 import pytest
 from conftest import SEED_EVIDENCE
 
-from fieldnote import inputs
-from fieldnote.ops import OPS
+from fieldnote.measure import inputs
+from fieldnote.registry.ops import OPS
 
 SEED = 20260910
 FULL = {"matmul": {"m": 1024, "n": 1024, "k": 1024}, "gelu": {"rows": 4096, "cols": 768},

@@ -1,5 +1,6 @@
 """The package's import graph, deferred imports inside functions included: no circle, so that each module can be
-read after the ones it imports (issue 43). Read from the source with `ast`, nothing imported."""
+read after the ones it imports, and each stage's subpackage imports only the stages below it (issue 43). Read from
+the source with `ast`, nothing imported."""
 import ast
 from pathlib import Path
 
@@ -63,13 +64,52 @@ def test_no_module_of_the_package_imports_itself_back():
     assert circles(graph) == []
 
 
+# Each stage and the stages it may import. The modules at the top (cli, script, deps, holdings) are the workflow's
+# side of the package and may import any stage; the package's root holds only its version.
+BELOW = {"core": set(), "registry": {"core"}, "evidence": {"core", "registry"},
+         "measure": {"core", "registry", "evidence"}, "publish": {"core", "registry", "evidence"}}
+
+
+def stage(module: str) -> str | None:
+    parts = module.split(".")
+    return parts[1] if len(parts) > 2 or (len(parts) == 2 and parts[1] in BELOW) else None
+
+
+def upward(graph: dict[str, set[str]]) -> list[tuple[str, str]]:
+    """The imports from a stage into one it may not import: itself and the stages below it only."""
+    found = []
+    for name, targets in graph.items():
+        here = stage(name)
+        if here is None:
+            continue
+        found += [(name, t) for t in sorted(targets)
+                  if t != "fieldnote" and stage(t) != here and stage(t) not in BELOW[here]]
+    return found
+
+
+def test_every_module_lives_in_a_stage_but_the_workflow_s_entries():
+    top = sorted(m for m in MODULES if m.count(".") == 1 and stage(m) is None)
+    assert top == ["fieldnote.cli", "fieldnote.deps", "fieldnote.holdings", "fieldnote.script"]
+
+
+def test_each_stage_imports_only_the_stages_below_it():
+    graph = {name: imported(name) for name in MODULES}
+    assert upward(graph) == []
+
+
+def test_an_import_running_back_up_would_be_found():
+    graph = {"fieldnote.registry.config": {"fieldnote.measure.capture"}, "fieldnote.publish.note": {
+        "fieldnote.evidence.floors", "fieldnote.core.io"}, "fieldnote.cli": {"fieldnote.publish.note"}}
+    assert upward(graph) == [("fieldnote.registry.config", "fieldnote.measure.capture")]
+
+
 def test_a_circle_would_be_found():
     assert circles({"a": {"b"}, "b": {"c"}, "c": {"a"}, "d": {"a"}}) == [["a", "b", "c"]]
 
 
 def test_a_kernel_file_depends_on_the_files_of_its_folder_it_imports(tmp_path):
     """No op named in the workflow: the triangle's Triton kernel is the matmul's because its file imports it."""
-    from fieldnote.kernels import sources
+    from fieldnote.measure.kernels import sources
 
     assert sources("triton", "triangle") == ["kernels/triton/triangle.py", "kernels/triton/matmul.py"]
     assert sources("triton", "gelu") == ["kernels/triton/gelu.py"]

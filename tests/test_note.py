@@ -5,10 +5,10 @@ import pandas as pd
 import pytest
 from conftest import shipped_table
 
-from fieldnote import authored, note, verdicts
-from fieldnote.capture.summary import summarize
-from fieldnote.errors import PipelineError
-from fieldnote.measurements import summary
+from fieldnote.core.errors import PipelineError
+from fieldnote.evidence.measurements import summary
+from fieldnote.evidence.summary import summarize
+from fieldnote.publish import authored, note, verdicts
 
 note_of = authored.generated_note  # the note of a namespace that names no template
 
@@ -41,7 +41,7 @@ def test_measured_note_has_every_supported_table_with_two_decimals():
 def test_the_generated_note_is_a_template_the_authored_engine_renders(tmp_path, monkeypatch):
     """One note engine: the generated note is templates/generated.md, held to the same rules as an authored
     template (a numeral typed into it is refused) and placing the same generated tables."""
-    from fieldnote.errors import PipelineError
+    from fieldnote.core.errors import PipelineError
 
     tables = h200_tables()
     text = note_of("mage-006", "", {"gpu": "NVIDIA H200"}, tables)
@@ -65,7 +65,7 @@ def test_every_microsecond_in_the_note_has_two_decimals():
 
 
 def test_attempts_table_reads_each_value_and_its_comparison_from_one_summary():
-    from fieldnote.measurements import attempts
+    from fieldnote.evidence.measurements import attempts
 
     names = ["triton", "cuda", "layernorm_block96_rsqrt_rn", "layernorm_4warp_row_uneven", "layernorm_2warp_row_shared"]
     measured = pd.DataFrame({"op": "layernorm", "subject": names, "kernel_us": [5.4, 6.2, 6.9, 7.0, 8.0],
@@ -84,7 +84,7 @@ def test_attempts_table_reads_each_value_and_its_comparison_from_one_summary():
 
 
 def test_an_attempt_the_sanitizer_left_out_has_no_value_and_says_why():
-    from fieldnote.measurements import attempts
+    from fieldnote.evidence.measurements import attempts
 
     measured = pd.DataFrame({"op": "matmul", "subject": ["cuda", "matmul_3xtf32_wgmma_tma"], "kernel_us": [23.3, 23.1],
                              "span_mean_us": [30.0, 29.0]})
@@ -191,8 +191,7 @@ def test_a_peer_that_ran_other_kernels_between_namespaces_is_named():
     """Issue 17: what a library (or torch.compile) chose is in the kernels table; the note names a peer whose
     kernels, by name and launch, differ between the baseline and this namespace, and leaves the hand-written ones
     to the drift table."""
-    from fieldnote import history
-
+    from fieldnote.evidence import history
     def kernels(torch_kernel, cuda_kernel):
         return pd.DataFrame({"op": "gelu", "subject": ["torch", "torch", "cuda"],
                              "implementation": ["torch", "torch", "cuda"], "backend": "nsys",
@@ -358,8 +357,7 @@ def test_a_prediction_is_held_only_when_its_unrounded_value_lies_in_the_range():
 def test_the_verdicts_of_a_placed_table_are_recorded_with_the_claims_where_it_is_placed(tmp_path):
     """A template that places the targets table records each of its comparisons in the claims table, at the line
     it places it, once; the generated note records them all (workflow/scripts/note.py)."""
-    from fieldnote import authored
-
+    from fieldnote.publish import authored
     tables = {"summary": shipped_table("h200-001", "summary"), "sweep": shipped_table("h200-001", "sweep")}
     targets = {"best_peer_ratio": 0.80, "kernel_us": {"matmul": 44}, "roof_fraction": 0.75}
     judged = verdicts.judged(tables, targets)

@@ -5,10 +5,11 @@ import pandas as pd
 import pytest
 from conftest import SEED_EVIDENCE, import_from_seed, snakemake
 
-from fieldnote import note, original
-from fieldnote.capture.summary import summarize
-from fieldnote.errors import PipelineError
-from fieldnote.measurements import summary
+from fieldnote.core.errors import PipelineError
+from fieldnote.evidence import original
+from fieldnote.evidence.measurements import summary
+from fieldnote.evidence.summary import summarize
+from fieldnote.publish import note
 
 needs_seed = pytest.mark.skipif(not (SEED_EVIDENCE / "mage-006").exists(), reason="../shared/seed-evidence absent")
 
@@ -105,8 +106,7 @@ def test_original_namespace_without_its_folder_stops_with_one_message(project: P
 
 @needs_seed
 def test_progression_figure_over_two_namespaces(tmp_path):
-    from fieldnote import figures
-
+    from fieldnote.publish import figures
     summaries = {ns: summary(summarize(t["kernels"]), t["spans"])
                  for ns, t in ((ns, original.load(SEED_EVIDENCE / ns)) for ns in ("mage-003", "mage-006"))}
     stages = figures.stage_rows(summaries)

@@ -4,8 +4,8 @@ import pandas as pd
 import pytest
 from conftest import ROOT
 
-from fieldnote import note, peers, verdicts
-from fieldnote.archive import Archive
+from fieldnote.evidence.archive import Archive
+from fieldnote.publish import note, peers, verdicts
 
 EARLIER = ["h200-001", "mage-001", "mage-002", "mage-003", "mage-006"]  # measured before h200-002, on an H200
 

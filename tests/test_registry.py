@@ -8,7 +8,7 @@ from conftest import copy_project, snakemake
 
 # The toy op: y = 2x over n floats. The files a new op takes, by path, and nothing else.
 TOY = {
-    "src/fieldnote/ops/toy.py": '''"""A toy op for the registry's worked example: y = 2x over n floats."""
+    "src/fieldnote/registry/ops/toy.py": '''"""A toy op for the registry's worked example: y = 2x over n floats."""
 from .base import Op, normal
 
 
@@ -69,9 +69,9 @@ def test_the_schemas_take_the_new_op_from_the_registry(with_toy):
 def test_the_implementations_a_namespace_may_list_come_from_the_implementation_registry(tmp_path):
     from conftest import ROOT
 
-    from fieldnote.config import load_defaults, resolve
-    from fieldnote.errors import PipelineError
-    from fieldnote.vocabulary import CHECKED_ON_CPU, MEASURED
+    from fieldnote.core.errors import PipelineError
+    from fieldnote.registry.config import load_defaults, resolve
+    from fieldnote.registry.vocabulary import CHECKED_ON_CPU, MEASURED
 
     assert MEASURED == ("torch", "triton", "compiled", "cuda", "ptx") and CHECKED_ON_CPU == ("torch", "triton")
     path = tmp_path / "imported-only.yaml"
@@ -81,11 +81,11 @@ def test_the_implementations_a_namespace_may_list_come_from_the_implementation_r
 
 
 # The second toolchain's worked example: hand-written PTX through nvJitLink. Its files, and nothing else:
-#   src/fieldnote/toolchains.py            the toolchain (where its sources live, which module builds them)
-#   src/fieldnote/vocabulary.py            the implementation `ptx` (title, colour, hand-written)
-#   src/fieldnote/build/ptx.py             the build: cubin and ptxas's report
+#   src/fieldnote/registry/toolchains.py            the toolchain (where its sources live, which module builds them)
+#   src/fieldnote/registry/vocabulary.py            the implementation `ptx` (title, colour, hand-written)
+#   src/fieldnote/measure/build/ptx.py             the build: cubin and ptxas's report
 #   workflow/rules/build.smk               its build rule (`use rule build_cuda as build_ptx`)
-#   kernels/ptx/gelu/gelu_bias_sigmoid_ptx.ptx, src/fieldnote/ops/gelu.py   a variant, and its registration
+#   kernels/ptx/gelu/gelu_bias_sigmoid_ptx.ptx, src/fieldnote/registry/ops/gelu.py   a variant, and its registration
 SIDE_BY_SIDE = {"implementations": ["torch", "cuda", "ptx"], "ops": ["gelu"],
                 "variants": {"gelu": {"cuda": "gelu_bias_sigmoid_vec4", "ptx": "gelu_bias_sigmoid_ptx"}}}
 

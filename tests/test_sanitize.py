@@ -4,8 +4,8 @@ from types import SimpleNamespace
 import pandas as pd
 import pytest
 
-from fieldnote import sanitize
-from fieldnote.errors import PipelineError
+from fieldnote.core.errors import PipelineError
+from fieldnote.measure import sanitize
 
 SUBJECTS = {
     "torch": {"implementation": "torch", "variant": None, "cubin": None},
@@ -69,8 +69,7 @@ def _free(lock) -> bool:
 def test_each_sanitized_launch_holds_the_gpu_shared_and_the_tools_start_without_it(tmp_path, monkeypatch):
     """The tools' processes start, import and instrument with the lock free; the sanitized workload takes it,
     shared, around each launch alone (a waiting window then waits for one small launch, not a tool's whole run)."""
-    from fieldnote import gpulock, implementations
-
+    from fieldnote.measure import gpulock, implementations
     lock = tmp_path / "gpu.lock"
     monkeypatch.setenv("FIELDNOTE_GPU_LOCK", str(lock))
     monkeypatch.setenv("FIELDNOTE_GPU_TRACE", str(tmp_path / "trace.jsonl"))

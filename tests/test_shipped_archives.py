@@ -10,8 +10,8 @@ import pytest
 from conftest import ROOT, archived_bundle, copy_project, same_claims, snakemake
 from test_workflow import job_counts
 
-from fieldnote.archive import Archive
-from fieldnote.evidence import load
+from fieldnote.evidence.archive import Archive
+from fieldnote.evidence.validate import load
 
 SHIPPED = sorted((ROOT / "archives").glob("*.tar.gz"))
 NAMESPACES = [p.name.removesuffix(".tar.gz") for p in SHIPPED]

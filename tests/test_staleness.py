@@ -7,7 +7,7 @@ import pytest
 from conftest import ROOT, SEED_EVIDENCE, SMALL, copy_project, measured_mage_006, snakemake
 from test_workflow import job_counts
 
-from fieldnote.bundle import manifest
+from fieldnote.evidence.bundle import manifest
 
 pytestmark = [pytest.mark.slow,  # the workflow end to end
               pytest.mark.skipif(not (SEED_EVIDENCE / "mage-006").exists(), reason="../shared/seed-evidence absent")]

@@ -10,8 +10,8 @@ import pandas as pd
 import pytest
 from conftest import ROOT, archived_bundle, copy_project, same_claims, snakemake
 
-from fieldnote.migrate import migrate
-from fieldnote.subjects import adopted, attributes, describe
+from fieldnote.evidence.migrate import migrate
+from fieldnote.registry.subjects import adopted, attributes, describe
 
 OLD = ROOT / "tests" / "fixtures" / "pre-subjects-mage-006.tar.gz"
 CUDA = {"implementation": "cuda", "variant": "gelu_bias_tanh", "cubin": "g.cubin"}

@@ -4,8 +4,8 @@ import json
 import pandas as pd
 import pytest
 
-from fieldnote import figures, note, verdicts
-from fieldnote.sweep import failed_points, passed, subjects, table
+from fieldnote.evidence.sweep import failed_points, passed, subjects, table
+from fieldnote.publish import figures, note, verdicts
 
 ROOF = {"bandwidth_gbs": 4300, "fp32_tflops": 67, "l2_bytes": 60 * 2**20}
 CUDA = {"implementation": "cuda", "variant": "layernorm_block_row_1pass", "cubin": "ln.cubin"}
@@ -95,8 +95,8 @@ def test_every_variant_launches_within_cuda_grid_limits_at_every_shape_h200_001_
     at 1024 threads: checked for every CUDA variant at the seed shape and every sweep shape its contract takes."""
     from conftest import ROOT
 
-    from fieldnote.config import load_defaults, load_namespaces
-    from fieldnote.ops import OPS
+    from fieldnote.registry.config import load_defaults, load_namespaces
+    from fieldnote.registry.ops import OPS
 
     ns = load_namespaces(ROOT / "config", load_defaults(ROOT / "config" / "config.yaml"))["h200-001"]
     launches = 0
@@ -118,7 +118,7 @@ def test_a_sweep_process_compiles_every_one_of_its_shapes():
     dynamo's recompile limit (8 by default), which would put torch's times under torch.compile's name."""
     import torch
 
-    from fieldnote.implementations import compiled
+    from fieldnote.measure.implementations import compiled
 
     compiled("gelu")  # the settings of every compiled peer's process
     torch._dynamo.reset()
@@ -131,8 +131,8 @@ def test_a_sweep_process_compiles_every_one_of_its_shapes():
 
 
 def test_the_points_a_target_names_are_ours_and_the_peer_it_is_held_against():
-    from fieldnote.ops import OPS
-    from fieldnote.sweep import subjects, target_points
+    from fieldnote.evidence.sweep import subjects, target_points
+    from fieldnote.registry.ops import OPS
 
     impls = {n: {"implementation": n, "variant": None, "cubin": None} for n in ("torch", "triton", "compiled")}
     impls["cuda"] = {"implementation": "cuda", "variant": "triangle_smem_tile32x16", "cubin": "x.cubin"}
@@ -149,7 +149,7 @@ def test_the_points_a_target_names_are_ours_and_the_peer_it_is_held_against():
 def test_the_counters_at_named_points_render_a_row_per_subject_and_kernel():
     import pandas as pd
 
-    from fieldnote.note import counters, targets_section
+    from fieldnote.publish.note import counters, targets_section
 
     rows = [{"op": "triangle", "subject": s, "kernel": k, "name": n, "value": v}
             for s, k in (("cuda@512x32", "triangle_smem_tile32x16"), ("torch@512x32", "sgemm"))
@@ -166,7 +166,7 @@ def test_the_counters_at_named_points_render_a_row_per_subject_and_kernel():
 def test_nsight_compute_is_asked_for_a_sweep_point_by_a_range_its_filter_reads(tmp_path, monkeypatch):
     """In `--nvtx-include`, `@` splits a domain from a range: asked for `gelu:torch@4099x770/`, the H200's ncu
     profiled nothing. The profiled process names the point's range without it, and the rows keep the point's name."""
-    from fieldnote.capture import Job, ncu
+    from fieldnote.measure.capture import Job, ncu
 
     commands = []
 
@@ -206,7 +206,7 @@ def kernels_of(points: dict, captures: int, iterations: int = 4) -> pd.DataFrame
 def test_a_point_captured_three_times_is_judged_by_its_interval():
     """Under 1.00 only where the ratio's whole interval is; across it, not distinguishable: a ratio of 0.995 between
     captures that spread more than that is no win. One capture a point keeps the table as older evidence has it."""
-    from fieldnote.capture.summary import summarize
+    from fieldnote.evidence.summary import summarize
 
     kernels = kernels_of({"cuda@4096x768": [5.00, 5.10, 4.90], "torch@4096x768": [5.02, 5.12, 4.93],
                           "cuda@1024x768": [2.00, 2.01, 2.02], "torch@1024x768": [3.0, 3.01, 3.02]}, captures=3)
@@ -224,7 +224,7 @@ def test_a_point_captured_three_times_is_judged_by_its_interval():
 
 
 def test_the_sweep_target_is_met_only_where_the_worst_interval_is_under_it():
-    from fieldnote.capture.summary import summarize
+    from fieldnote.evidence.summary import summarize
 
     kernels = kernels_of({"cuda@4096x768": [5.00, 5.10, 4.90], "torch@4096x768": [5.02, 5.12, 4.93],
                           "cuda@1024x768": [2.00, 2.01, 2.02], "torch@1024x768": [3.0, 3.01, 3.02]}, captures=3)

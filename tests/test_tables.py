@@ -1,5 +1,5 @@
-"""The table registry (fieldnote/tables.py) against the evidence the repository ships: every table of every shipped
-archive's bundle is registered, and each of its columns documented; the generated reference is current."""
+"""The table registry (fieldnote/evidence/tables.py) against the evidence the repository ships: every table of every
+shipped archive's bundle is registered, and each of its columns documented; the generated reference is current."""
 import io
 import tarfile
 
@@ -7,7 +7,8 @@ import pandas as pd
 import pytest
 from conftest import ROOT
 
-from fieldnote import docs, tables
+from fieldnote.evidence import tables
+from fieldnote.publish import docs
 
 ARCHIVES = sorted((ROOT / "archives").glob("*.tar.gz"))
 FIXTURES = sorted((ROOT / "tests" / "fixtures").glob("h200-*-kernels.parquet"))
@@ -40,16 +41,16 @@ def test_captures_from_the_h200_carry_only_documented_kernel_columns(fixture):
 
 def test_the_reference_in_the_docs_is_the_registry_s():
     page = (ROOT / "docs" / "reference.md").read_text()
-    assert docs.reference(page) == page, "docs/reference.md is stale: run python -m fieldnote.docs"
+    assert docs.reference(page) == page, "docs/reference.md is stale: run python -m fieldnote.publish.docs"
     for name in tables.TABLES:
         assert f"`{name}` (one row per" in page
 
 
 def test_the_tables_measured_since_the_last_archive_are_documented_too():
     """The ceilings table and the summary's cold columns, made from a real H200 capture (tests/test_ceiling.py)."""
-    from fieldnote import floors
-    from fieldnote.config import load_defaults
-    from fieldnote.measurements import kernel_interval
+    from fieldnote.evidence import floors
+    from fieldnote.evidence.measurements import kernel_interval
+    from fieldnote.registry.config import load_defaults
 
     kernels = pd.read_parquet(ROOT / "tests" / "fixtures" / "h200-ceiling-kernels.parquet")
     shapes = load_defaults(ROOT / "config" / "config.yaml")["shapes"]

@@ -3,7 +3,7 @@
 and the 3xTF32 split (lo*hi + hi*lo + hi*hi) meets it with room to spare. The kernel itself is gated on the GPU."""
 import numpy as np
 
-from fieldnote.ops import OPS
+from fieldnote.registry.ops import OPS
 
 
 def tf32(x: np.ndarray) -> np.ndarray:

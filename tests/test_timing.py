@@ -1,7 +1,7 @@
 """The span bookkeeping, checked on the CPU with a host clock: rotation, warm-up, sample counts, states."""
 from collections import Counter
 
-from fieldnote import timing
+from fieldnote.measure import timing
 
 
 def calls_recorder():

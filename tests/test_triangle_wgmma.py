@@ -4,7 +4,7 @@ packed rows that the TMA maps address, and unpacking, give the contraction at sh
 import numpy as np
 import pytest
 
-from fieldnote.ops import OPS, triangle
+from fieldnote.registry.ops import OPS, triangle
 
 
 def run_pack(grid, args):
@@ -74,7 +74,7 @@ def test_pack_multiply_unpack_is_the_contraction(n, channels):
 @pytest.mark.parametrize("n, channels, entry", [(128, 32, "small"), (256, 32, "small"), (512, 32, "large"),
                                                 (300, 30, "large"), (64, 32, "small")])
 def test_the_tiles_follow_the_wave(monkeypatch, n, channels, entry):
-    from fieldnote.ops import matmul
+    from fieldnote.registry.ops import matmul
 
     monkeypatch.setattr(matmul, "multiprocessors", lambda: 132)
     s = {"n": n, "channels": channels}

@@ -4,8 +4,9 @@ import os
 import pandas as pd
 import pytest
 
-from fieldnote import note, tune
-from fieldnote.errors import PipelineError
+from fieldnote.core.errors import PipelineError
+from fieldnote.measure import tune
+from fieldnote.publish import note
 
 
 def tunes_table(tmp_path, spans=(12.0, 10.5, 11.0)):

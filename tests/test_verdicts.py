@@ -9,7 +9,7 @@ import pandas as pd
 import pytest
 from conftest import archived_bundle, shipped_table
 
-from fieldnote import note, verdicts
+from fieldnote.publish import note, verdicts
 
 NS = "h100-002r"
 

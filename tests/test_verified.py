@@ -8,9 +8,9 @@ import pytest
 import torch
 import torch.nn.functional as F
 
-from fieldnote import timing
-from fieldnote.errors import PipelineError
-from fieldnote.verified import Measured
+from fieldnote.core.errors import PipelineError
+from fieldnote.measure import timing
+from fieldnote.measure.verified import Measured
 
 SHAPE = {"rows": 8, "cols": 16}
 TOLERANCE = {"rtol": 1e-4, "atol": 1e-4}
@@ -130,8 +130,8 @@ def test_every_timed_call_sees_inputs_no_call_saw_before():
 
 
 def neighbor_measured():
-    from fieldnote.check import reference
-    from fieldnote.ops import OPS
+    from fieldnote.measure.check import reference
+    from fieldnote.registry.ops import OPS
 
     shape = {"nodes": 16, "features": 4, "edges": 40}
     host = OPS["neighbor"].inputs(shape, 3)
@@ -179,8 +179,7 @@ def test_the_implementations_of_one_drawing_share_what_they_are_compared_with_an
 
 
 def test_each_call_is_checksummed_in_a_hold_of_its_own(tmp_path, monkeypatch):
-    from fieldnote import workload
-
+    from fieldnote.measure import workload
     monkeypatch.setenv("FIELDNOTE_GPU_LOCK", str(tmp_path / "gpu.lock"))
     drawing = drawn(12)
     first, second = prepared(honest, drawing), prepared(honest, drawing)
@@ -191,8 +190,7 @@ def test_each_call_is_checksummed_in_a_hold_of_its_own(tmp_path, monkeypatch):
 
 
 def test_a_graphs_calls_each_get_buffers_of_their_own_as_many_as_fit(monkeypatch):
-    from fieldnote import verified
-
+    from fieldnote.measure import verified
     fn = measured(honest)
     pool = verified.pooled(fn, 5)
     assert len(pool) == 5 and pool[0] is fn
@@ -212,8 +210,7 @@ def test_a_runner_memoized_by_content_computes_every_timed_call():
 
 
 def test_the_spans_say_each_timed_call_had_fresh_inputs_and_the_note_says_so():
-    from fieldnote import note
-
+    from fieldnote.publish import note
     fn = measured(honest)
     rows, _ = timing.spans({"honest": fn}, rounds=1, iterations=3, warmup=1, clock=timing.HostClock())
     spans = pd.DataFrame(rows)

@@ -26,10 +26,10 @@ from job_times import jiffies  # noqa: E402
 
 CHILD = """
 import sys
-from fieldnote import check, gpulock
-from fieldnote.config import load_defaults
-from fieldnote.implementations import runner
-from fieldnote.paths import CONFIG
+from fieldnote.measure import check, gpulock
+from fieldnote.registry.config import load_defaults
+from fieldnote.measure.implementations import runner
+from fieldnote.core.paths import CONFIG
 op, which = sys.argv[1], sys.argv[2]
 defaults = load_defaults(CONFIG / "config.yaml")  # the seed shape, seed and tolerance, as a namespace's check
 cases = check.cases(op, defaults["shapes"][op], defaults["seed"], None, small_only=False)

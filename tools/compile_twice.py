@@ -56,7 +56,7 @@ def main() -> None:
     if setting == "pool-ptxas":  # the one inductor's workers set for themselves (compile_tasks._set_triton_ptxas_path)
         os.environ.setdefault("TRITON_PTXAS_PATH", str(Path(torch.__file__).parent / "bin" / "ptxas"))
     sys.path.insert(0, str(Path(__file__).resolve().parents[1] / "src"))
-    from fieldnote.implementations import compiled
+    from fieldnote.measure.implementations import compiled
 
     calls, seconds = collections.Counter(), collections.Counter()
     counted_compiles(triton, calls, seconds)

@@ -23,7 +23,7 @@ timeout -k 10 -s INT "$limit" snakemake --cores 14 --keep-going --rerun-incomple
     > "$OUT/snakemake.log" 2>&1
 echo "snakemake rc=$? after $((SECONDS - start)) s"
 kill "$sampler" && wait "$sampler" 2>/dev/null
-if cp "results/$ns.tar.gz" "$OUT/" 2>/dev/null; then python -m fieldnote.show "results/$ns" > "$OUT/tables.txt" 2>&1; fi
+if cp "results/$ns.tar.gz" "$OUT/" 2>/dev/null; then python -m fieldnote.publish.show "results/$ns" > "$OUT/tables.txt" 2>&1; fi
 python tools/device_state.py save "$OUT"  # work/'s tables are in it too
 tar czf "$OUT/logs.tar.gz" work/logs work/benchmarks 2>/dev/null
 python tools/job_times.py work/logs --snakemake-log "$OUT/snakemake.log" --cpu "$OUT/cpu.txt" > "$OUT/job_times.md" 2>&1

@@ -84,8 +84,8 @@ def redraw_inputs(root: Path) -> int:
     """Each input whose hashes file came back without it, drawn again, kept only if every array's SHA-256 matches,
     and given the hashes file's time (the two were written together)."""
     sys.path.insert(0, str(root / "src"))
-    from fieldnote import inputs
-    from fieldnote.ops import OPS
+    from fieldnote.measure import inputs
+    from fieldnote.registry.ops import OPS
 
     drawn = 0
     for hashes_path in sorted((root / "work" / "inputs").glob("*/*.sha256.json")):

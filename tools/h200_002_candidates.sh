@@ -6,7 +6,7 @@
 # On the H200: source .gpu/enter.sh && export PYTHONPATH=$PWD/src:$PYTHONPATH &&
 #   bash tools/h200_002_candidates.sh 2>&1 | tee $OUT/candidates.txt
 set -u
-bench() { timeout 120 python -m fieldnote.bench "$@" 2>&1 | grep -E " us |FAILED|check failed|rror"; }
+bench() { timeout 120 python -m fieldnote.measure.bench "$@" 2>&1 | grep -E " us |FAILED|check failed|rror"; }
 for shape in n=128,channels=32 n=256,channels=32 n=512,channels=32 n=300,channels=30 n=100,channels=32; do
   bench triangle triangle_smem_tile32x16 triangle_3xtf32_wgmma torch triton --shape $shape
 done

@@ -12,12 +12,12 @@ sys.path.insert(0, str(Path(__file__).resolve().parents[1] / "tests"))
 import pandas as pd  # noqa: E402
 import test_adversarial as adv  # noqa: E402
 
-from fieldnote import sanitize  # noqa: E402
-from fieldnote.build import cuda as build  # noqa: E402
-from fieldnote.config import load_namespaces  # noqa: E402
-from fieldnote.errors import PipelineError  # noqa: E402
-from fieldnote.note import markdown  # noqa: E402
-from fieldnote.ops import OPS  # noqa: E402
+from fieldnote.core.errors import PipelineError  # noqa: E402
+from fieldnote.measure import sanitize  # noqa: E402
+from fieldnote.measure.build import cuda as build  # noqa: E402
+from fieldnote.publish.note import markdown  # noqa: E402
+from fieldnote.registry.config import load_namespaces  # noqa: E402
+from fieldnote.registry.ops import OPS  # noqa: E402
 
 
 def caught(fn, name) -> str:

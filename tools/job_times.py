@@ -27,7 +27,7 @@ import pandas as pd
 ROOT = Path(__file__).resolve().parents[1]
 sys.path.insert(0, str(ROOT / "src"))
 
-from fieldnote import progress as ph  # noqa: E402
+from fieldnote.core import progress as ph  # noqa: E402
 
 ORDER = [ph.START, ph.COMPILE, ph.PREPARE, ph.FIRST, ph.WARMUP, ph.MEASURE, ph.VERIFY, ph.FLUSH, ph.PROFILER, ph.CHECK,
          ph.SANITIZE, ph.WAIT]

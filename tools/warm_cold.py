@@ -12,14 +12,14 @@ from pathlib import Path
 import pandas as pd
 import yaml
 
-from fieldnote import capture, inputs
-from fieldnote.build import cuda as build
-from fieldnote.capture import backends
-from fieldnote.capture.summary import summarize
-from fieldnote.config import load_namespaces
-from fieldnote.measurements import control_band, summary
-from fieldnote.note import markdown, warm_and_cold
-from fieldnote.ops import OPS
+from fieldnote.evidence.measurements import control_band, summary
+from fieldnote.evidence.summary import summarize
+from fieldnote.measure import capture, inputs
+from fieldnote.measure.build import cuda as build
+from fieldnote.measure.capture import backends
+from fieldnote.publish.note import markdown, warm_and_cold
+from fieldnote.registry.config import load_namespaces
+from fieldnote.registry.ops import OPS
 
 
 def subjects(namespace, op: str, tmp: Path, left_out=()) -> dict:

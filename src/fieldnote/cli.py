@@ -9,9 +9,9 @@ from pathlib import Path
 
 import yaml
 
-from . import names
-from .errors import PipelineError
-from .io import write_bytes
+from .core.errors import PipelineError
+from .core.io import write_bytes
+from .registry import names
 
 # What a new namespace leaves of its source unless asked: predictions are written for one run before it is measured,
 # and a template's prose reads that run's evidence (the generated note reads any).
@@ -60,7 +60,7 @@ def _source(origin: Path, root: Path) -> dict:
     if not origin.resolve().is_relative_to(root.resolve()):
         raise PipelineError(f"--from: {origin} is a link to {origin.resolve()}, outside the checkout "
                             f"({root.resolve()})")
-    from .config import _read_yaml  # the configuration's reader (and its imports) only for `new`
+    from .registry.config import _read_yaml
 
     data = _read_yaml(origin)
     if not isinstance(data, dict) or not data:
@@ -81,10 +81,10 @@ def main(argv: list[str] | None = None) -> None:
                       help="keep the source's note template and predictions (left out by default)")
     args, rest = parser.parse_known_args(argv)
     if args.command == "show":
-        from . import show
+        from .publish import show
         show.main(rest, prog="fieldnote show")
     elif args.command == "bench":
-        from . import bench
+        from .measure import bench
         bench.main(rest, prog="fieldnote bench")
     else:
         if rest:

@@ -14,8 +14,8 @@ import json
 from functools import cache
 from pathlib import Path
 
-from .io import write_bytes
-from .paths import ROOT
+from .core.io import write_bytes
+from .core.paths import ROOT
 
 PACKAGE = ROOT / "src" / "fieldnote"
 # The imports found in each source, by the hash of its path and text, kept between runs: parsing the package's
@@ -122,6 +122,6 @@ def _remember() -> None:
 
 def for_op(files: tuple[str, ...], op: str) -> list[str]:
     """A job for one op: every file but the other ops' modules."""
-    ops = PACKAGE.relative_to(ROOT) / "ops"
+    ops = PACKAGE.relative_to(ROOT) / "registry" / "ops"
     keep = {str(ops / "__init__.py"), str(ops / "base.py"), str(ops / f"{op}.py")}
     return [f for f in files if not f.startswith(str(ops) + "/") or f in keep]

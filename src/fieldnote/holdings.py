@@ -29,7 +29,7 @@ def tuned_ops(n) -> list[str]:
 def counted_points(n, subjects_of: Callable[[str], dict] | None = None) -> dict[str, dict]:
     """op -> the sweep points a target names, where the namespace captures counters (sweep.target_points).
     `subjects_of(op)`: the implementations the sweep measures (by default the namespace's, as it declares them)."""
-    from .sweep import subjects, target_points
+    from .evidence.sweep import subjects, target_points
 
     if not n.sweep or not n.capture["ncu"]:
         return {}

@@ -10,9 +10,9 @@ import sys
 from functools import wraps
 from pathlib import Path
 
-from .devices import pin
-from .progress import START, add, report_phases, since_process_start
-from .progress import log as progress
+from .core.progress import START, add, report_phases, since_process_start
+from .core.progress import log as progress
+from .measure.devices import pin
 
 
 class _Tee:
@@ -52,7 +52,7 @@ def _log_to(snakemake) -> None:
 
 def refuse_archived(snakemake) -> None:
     """A GPU job carries `params.archived` (the archive its namespace's evidence lives in): it measures nothing."""
-    from .errors import PipelineError
+    from .core.errors import PipelineError
 
     archived = snakemake.params.get("archived") if hasattr(snakemake.params, "get") else None
     if archived:
@@ -66,7 +66,7 @@ def _compile_from_kept(snakemake) -> None:
     """A job of an op whose torch.compile was tuned (its input `tune`) compiles from the kept cache (tune.py)."""
     tunes = snakemake.input.get("tune") if hasattr(getattr(snakemake, "input", None), "get") else None
     if tunes:
-        from .tune import use_kept
+        from .measure.tune import use_kept
 
         use_kept(tunes)
 
@@ -77,7 +77,7 @@ STORAGE = {errno.ENOSPC, errno.EDQUOT, errno.EROFS, errno.EFBIG}  # the disk, no
 def refuse(line: str, status: int) -> None:
     """End a job with its one line: in its log, and kept for the onerror hook, which prints it after everything
     else (so it is the run's last word, once, whatever else was printing); outside a workflow, on stderr."""
-    from .errors import record_refusal
+    from .core.errors import record_refusal
 
     kept = False
     if isinstance(sys.stderr, _Tee):
@@ -96,7 +96,7 @@ def entry(main):
     hook to print last, and exit status REFUSED (the console leaves the failed script's traceback out:
     snakemake_logger_plugin_fieldnote); a Ctrl-C one line and status INTERRUPTED (what the job was writing is a
     temporary file, never published)."""
-    from .errors import INTERRUPTED, REFUSED, PipelineError
+    from .core.errors import INTERRUPTED, REFUSED, PipelineError
 
     @wraps(main)
     def wrapped(snakemake):

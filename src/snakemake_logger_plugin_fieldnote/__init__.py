@@ -5,9 +5,9 @@ with two differences.
   counted, not listed, unless `--verbose`: a job's block then reads as its data.
 - A target no rule makes is one line naming the targets there are, and the likeliest meant; a report asked for
   before its bundles are built, one line saying what to build.
-- A job that refused (a `fieldnote:` line in its log, exit status `fieldnote.errors.REFUSED`) is not reported again:
-  Snakemake's traceback of the failed script and its error block are left out, and the workflow's `onerror` hook
-  prints each refusal's one line last (`fieldnote.errors.STOP_MESSAGE`).
+- A job that refused (a `fieldnote:` line in its log, exit status `fieldnote.core.errors.REFUSED`) is not reported
+  again: Snakemake's traceback of the failed script and its error block are left out, and the workflow's `onerror` hook
+  prints each refusal's one line last (`fieldnote.core.errors.STOP_MESSAGE`).
 
 Snakemake finds it by its module's name (snakemake-interface-logger-plugins); it is installed with the package.
 """
@@ -38,7 +38,7 @@ class LogHandlerSettings(LogHandlerSettingsBase):
 def refused(record: logging.LogRecord) -> bool:
     """A failure whose one line was already given: a script's CalledProcessError with the refusal's exit status, or
     a job's error block whose log ends in a `fieldnote:` line."""
-    from fieldnote.errors import INTERRUPTED, REFUSED
+    from fieldnote.core.errors import INTERRUPTED, REFUSED
 
     event = get_event(record)
     if event == LogEvent.ERROR:

@@ -19,17 +19,23 @@ envvars:
 os.environ.setdefault("TORCHINDUCTOR_CACHE_DIR", str(Path("work/inductor-cache").resolve()))  # compile once
 os.environ.setdefault("TRITON_DEFAULT_FP_FUSION", "1")  # Triton's default since 2.x; silences 3.9's warning
 
-from fieldnote import devices, holdings, names, tables
-from fieldnote.archive import Archive, provenance, resolve_archived, source_files
-from fieldnote.bundle import recover_backup, stale_if_incomplete
-from fieldnote.config import Namespace, check_config, load_namespaces, read_when_archived
+from fieldnote.measure import devices
+
+from fieldnote import holdings
+
+from fieldnote.registry import names
+
+from fieldnote.evidence import tables
+from fieldnote.evidence.archive import Archive, provenance, resolve_archived, source_files
+from fieldnote.evidence.bundle import recover_backup, stale_if_incomplete
+from fieldnote.registry.config import Namespace, check_config, load_namespaces, read_when_archived
 from fieldnote.deps import closure, for_op
-from fieldnote.errors import STOP_MESSAGE, PipelineError, refusals
-from fieldnote.io import remove_leftovers
-from fieldnote.kernels import cached_sources
-from fieldnote.ops import OPS
-from fieldnote.toolchains import TOOLCHAINS
-from fieldnote.vocabulary import CHECKED_ON_CPU, MEASURED
+from fieldnote.core.errors import STOP_MESSAGE, PipelineError, refusals
+from fieldnote.core.io import remove_leftovers
+from fieldnote.measure.kernels import cached_sources
+from fieldnote.registry.ops import OPS
+from fieldnote.registry.toolchains import TOOLCHAINS
+from fieldnote.registry.vocabulary import CHECKED_ON_CPU, MEASURED
 
 try:
     check_config(config, Path("config/config.yaml"))
@@ -131,7 +137,7 @@ def check_outputs(rules):
 
 
 def input_files(ns, op):
-    from fieldnote.inputs import path_for
+    from fieldnote.measure.inputs import path_for
 
     npz = path_for(op, ns.shapes[op], ns.seed)
     return {"npz": npz, "hashes": npz.replace(".npz", ".sha256.json")}
@@ -156,7 +162,7 @@ def triton_sources(op):
     return list(cached_sources("triton", op, Path(workflow.basedir)))
 
 
-IMPORTED_TABLES = tables.IMPORTED  # what importing the original's evidence brings (fieldnote/tables.py)
+IMPORTED_TABLES = tables.IMPORTED  # what importing the original's evidence brings (fieldnote/evidence/tables.py)
 DERIVED_TABLES = tables.DERIVED  # recomputed from the other tables, in a replay too
 
 
@@ -247,7 +253,7 @@ def published_config(ns):
 
 def family_headers(wildcards):
     """The headers (kernels/cuda/include) a variant's source includes, as paths relative to the workflow."""
-    from fieldnote.build.cuda import headers
+    from fieldnote.measure.build.cuda import headers
 
     source = Path(f"kernels/cuda/{wildcards.op}/{wildcards.variant}.cu")
     if not source.is_file():
@@ -359,7 +365,7 @@ def note_template(ns):
 
 def figure_names(ns):
     """The figures the figures job draws for a namespace, which a note may place, with their captions."""
-    from fieldnote.figures import captions
+    from fieldnote.publish.figures import captions
 
     return captions(bool(NAMESPACES[ns].progression), list(NAMESPACES[ns].sweep or {}))
 
@@ -389,7 +395,7 @@ def original_files(wildcards):
 
 
 def sweep_points(ns, op):
-    from fieldnote.sweep import subjects
+    from fieldnote.evidence.sweep import subjects
 
     return subjects(op, ns.sweep[op], subjects_of(ns, op, ns.implementations), ns.seed)
 
@@ -406,14 +412,14 @@ def sweep_ops(ns, table):
 
 def sweep_shapes(ns, op):
     """The labels of the shapes of an op's sweep that have a point (a shape every contract refuses has none)."""
-    from fieldnote.ops import OPS
+    from fieldnote.registry.ops import OPS
 
     return list(dict.fromkeys(OPS[op].label(p["shape"]) for p in sweep_points(ns, op)[0].values()))
 
 
 def sweep_points_at(ns, op, label):
     """The sweep points of an op at one shape: one sweep check job's."""
-    from fieldnote.ops import OPS
+    from fieldnote.registry.ops import OPS
 
     points = {name: p for name, p in sweep_points(ns, op)[0].items() if OPS[op].label(p["shape"]) == label}
     if not points:
@@ -444,7 +450,7 @@ def sweep_check_priority(wildcards):
     """The sweep checks of the op whose chain after them is the longest first (its sweep capture verifies every
     timed call, so its time goes with the bytes the sweep moves), each op's largest point before its others, the
     longest check of each (docs/pipeline-time.md, "The order of the GPU jobs")."""
-    from fieldnote.ops import OPS
+    from fieldnote.registry.ops import OPS
 
     sweep = ns_of(wildcards).sweep
 

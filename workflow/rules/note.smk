@@ -58,7 +58,7 @@ rule note:
         verdicts="work/{ns}/verdicts.parquet",
         history=lambda w: list(history_files(w.ns).values()),
         # the namespace's template, or the package's for a note generated whole
-        template=lambda w: note_template(w.ns) or "src/fieldnote/templates/generated.md",
+        template=lambda w: note_template(w.ns) or "src/fieldnote/publish/templates/generated.md",
         environment=lambda w: environment_file(w.ns),
         code=code_of("note"),
     output:

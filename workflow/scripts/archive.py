@@ -1,7 +1,7 @@
 import sys
 from pathlib import Path
 
-from fieldnote.archive import pack, sha256_of
+from fieldnote.evidence.archive import pack, sha256_of
 from fieldnote.script import entry
 
 

@@ -1,7 +1,7 @@
-from fieldnote import kernels
-from fieldnote.build import triton
-from fieldnote.io import write_bytes, write_json
-from fieldnote.progress import COMPILE, phase
+from fieldnote.core.io import write_bytes, write_json
+from fieldnote.core.progress import COMPILE, phase
+from fieldnote.measure import kernels
+from fieldnote.measure.build import triton
 from fieldnote.script import entry
 
 

@@ -1,4 +1,4 @@
-from fieldnote.bundle import assemble
+from fieldnote.evidence.bundle import assemble
 from fieldnote.script import entry
 
 

@@ -4,12 +4,12 @@ import os
 import tempfile
 from pathlib import Path
 
-from fieldnote import gpu
-from fieldnote.io import write_table
-from fieldnote.progress import log as progress
-from fieldnote.progress import step
+from fieldnote.core.io import write_table
+from fieldnote.core.progress import log as progress
+from fieldnote.core.progress import step
+from fieldnote.measure import gpu
+from fieldnote.registry.subjects import attributes, describe
 from fieldnote.script import entry
-from fieldnote.subjects import attributes, describe
 
 
 def raw_copy(w, name: str) -> Path | None:
@@ -26,8 +26,8 @@ def main(snakemake):
     w, p = snakemake.wildcards, snakemake.params
     name = "-".join([w.op, *p.subjects])
     gpu.require(f"capture ({w.backend}: {name})", f"results/{w.ns}")
-    from fieldnote import capture, sanitize
-    from fieldnote.capture import backends
+    from fieldnote.measure import capture, sanitize
+    from fieldnote.measure.capture import backends
 
     subjects = sanitize.gate(snakemake, p.subjects, f"{w.ns}: {w.op}")
 

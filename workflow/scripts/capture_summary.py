@@ -1,8 +1,8 @@
 import pandas as pd
 
-from fieldnote.capture.summary import summarize
-from fieldnote.io import write_table
-from fieldnote.measurements import control_band
+from fieldnote.core.io import write_table
+from fieldnote.evidence.measurements import control_band
+from fieldnote.evidence.summary import summarize
 from fieldnote.script import entry
 
 

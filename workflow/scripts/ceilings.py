@@ -2,8 +2,8 @@
 capture session, per cache and configuration, each with the floor it sets for the op (floors.table)."""
 import pandas as pd
 
-from fieldnote.floors import table
-from fieldnote.io import write_table
+from fieldnote.core.io import write_table
+from fieldnote.evidence.floors import table
 from fieldnote.script import entry
 
 

@@ -10,22 +10,22 @@ def main(snakemake):
     w, params = snakemake.wildcards, snakemake.params
     device, impl = params.device, params.subject["implementation"]
     if device == "cuda":
-        from fieldnote import gpu
+        from fieldnote.measure import gpu
         gpu.require(f"check_gpu ({w.op}, {w.subject})", f"results/{w.ns}")
     elif impl == "triton":
         os.environ["TRITON_INTERPRET"] = "1"  # read when the kernel module is imported, so set it first
 
-    from fieldnote.progress import PREPARE, phase
+    from fieldnote.core.progress import PREPARE, phase
 
     with phase(PREPARE):
-        from fieldnote import check, gpulock, inputs
+        from fieldnote.measure import check, gpulock, inputs
         if impl == "triton" and device == "cpu":
-            from fieldnote.triton_compat import fix_interpreter_scalar_index
+            from fieldnote.measure.triton_compat import fix_interpreter_scalar_index
             fix_interpreter_scalar_index()
-        from fieldnote.implementations import runner
-        from fieldnote.io import write_table
-        from fieldnote.ops import OPS
-        from fieldnote.subjects import attributes, describe
+        from fieldnote.core.io import write_table
+        from fieldnote.measure.implementations import runner
+        from fieldnote.registry.ops import OPS
+        from fieldnote.registry.subjects import attributes, describe
 
         op = params.op
         variant = OPS[w.op].variant(params.subject["variant"]) if params.subject["variant"] else None
@@ -43,12 +43,12 @@ def main(snakemake):
         write_table(Path(snakemake.output[0]).with_suffix(".failed.parquet"), table)
     check.gate(table)
     if impl == "compiled":  # what Inductor chose at the namespace's shape is evidence (issue 17)
-        from fieldnote.implementations import inductor_choice
+        from fieldnote.measure.implementations import inductor_choice
 
         with gpulock.for_check(impl, device):
             choice = inductor_choice(w.op, cases[0].inputs, device)
         if snakemake.input.get("tune"):
-            from fieldnote.tune import kept_choice
+            from fieldnote.measure.tune import kept_choice
 
             kept_choice(snakemake.input.tune, choice, f"{w.ns}: {w.op} / compiled")
         table = table.assign(**{k: [v if c == "full" else None for c in table["case"]] for k, v in choice.items()})

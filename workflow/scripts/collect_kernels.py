@@ -2,9 +2,9 @@
 (capture/evidence.py); the captures' own tables in work/ keep the rest."""
 import pandas as pd
 
-from fieldnote.capture.evidence import measured
-from fieldnote.io import write_table
-from fieldnote.progress import log as progress
+from fieldnote.core.io import write_table
+from fieldnote.core.progress import log as progress
+from fieldnote.evidence.selection import measured
 from fieldnote.script import entry
 
 

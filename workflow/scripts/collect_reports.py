@@ -3,7 +3,7 @@ import json
 
 import pandas as pd
 
-from fieldnote.io import write_table
+from fieldnote.core.io import write_table
 from fieldnote.script import entry
 
 

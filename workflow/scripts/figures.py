@@ -2,7 +2,7 @@ from pathlib import Path
 
 import pandas as pd
 
-from fieldnote import figures
+from fieldnote.publish import figures
 from fieldnote.script import entry
 
 

@@ -1,5 +1,5 @@
-from fieldnote import gpu
-from fieldnote.io import write_json
+from fieldnote.core.io import write_json
+from fieldnote.measure import gpu
 from fieldnote.script import entry
 
 

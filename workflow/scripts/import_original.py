@@ -1,5 +1,5 @@
-from fieldnote import original
-from fieldnote.io import write_json, write_table
+from fieldnote.core.io import write_json, write_table
+from fieldnote.evidence import original
 from fieldnote.script import entry
 
 

@@ -1,5 +1,5 @@
-from fieldnote import inputs
-from fieldnote.ops import OPS
+from fieldnote.measure import inputs
+from fieldnote.registry.ops import OPS
 from fieldnote.script import entry
 
 

@@ -2,9 +2,9 @@
 namespace's shapes (peers.known)."""
 import json
 
-from fieldnote.archive import Archive
-from fieldnote.io import write_table
-from fieldnote.peers import known
+from fieldnote.core.io import write_table
+from fieldnote.evidence.archive import Archive
+from fieldnote.publish.peers import known
 from fieldnote.script import entry
 
 

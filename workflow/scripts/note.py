@@ -3,9 +3,10 @@ from pathlib import Path
 
 import pandas as pd
 
-from fieldnote import authored, history, note, verdicts
-from fieldnote.errors import PipelineError
-from fieldnote.io import write_bytes, write_table
+from fieldnote.core.errors import PipelineError
+from fieldnote.core.io import write_bytes, write_table
+from fieldnote.evidence import history
+from fieldnote.publish import authored, note, verdicts
 from fieldnote.script import entry
 
 

@@ -1,7 +1,7 @@
 from pathlib import Path
 
-from fieldnote import page
-from fieldnote.io import write_bytes
+from fieldnote.core.io import write_bytes
+from fieldnote.publish import page
 from fieldnote.script import entry
 
 

@@ -1,7 +1,7 @@
 from pathlib import Path
 
-from fieldnote.io import write_table
-from fieldnote.quotations import quoted_table
+from fieldnote.core.io import write_table
+from fieldnote.evidence.quotations import quoted_table
 from fieldnote.script import entry
 
 

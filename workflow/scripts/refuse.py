@@ -1,4 +1,4 @@
-from fieldnote.errors import PipelineError
+from fieldnote.core.errors import PipelineError
 from fieldnote.script import entry
 
 

@@ -2,10 +2,10 @@ from pathlib import Path
 
 import pandas as pd
 
-from fieldnote.archive import Archive, read_table
-from fieldnote.io import write_bytes, write_table
-from fieldnote.migrate import migrate
-from fieldnote.plausible import check_columns, check_plausible, check_required
+from fieldnote.core.io import write_bytes, write_table
+from fieldnote.evidence.archive import Archive, read_table
+from fieldnote.evidence.migrate import migrate
+from fieldnote.evidence.plausible import check_columns, check_plausible, check_required
 from fieldnote.script import entry
 
 

@@ -3,9 +3,9 @@ timing and capture jobs refuse a variant with an error."""
 import tempfile
 from pathlib import Path
 
-from fieldnote import gpu
-from fieldnote.io import write_table
-from fieldnote.progress import SANITIZE, phase, step
+from fieldnote.core.io import write_table
+from fieldnote.core.progress import SANITIZE, phase, step
+from fieldnote.measure import gpu
 from fieldnote.script import entry
 
 
@@ -13,8 +13,7 @@ from fieldnote.script import entry
 def main(snakemake):
     w, p = snakemake.wildcards, snakemake.params
     gpu.require(f"sanitize ({w.op})", f"results/{w.ns}")
-    from fieldnote import sanitize
-
+    from fieldnote.measure import sanitize
     job = {"op": w.op, "variants": {w.variant: snakemake.input.cubin}, "seed": p.seed}
     with tempfile.TemporaryDirectory(prefix="sanitize-") as workdir, step(
             f"sanitize {w.op}/{w.variant} under {', '.join(sanitize.TOOLS)}"), phase(SANITIZE):

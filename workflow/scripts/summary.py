@@ -2,11 +2,11 @@
 values (every subject's), and the sanitizer's reasons for any attempt its gate left out."""
 import pandas as pd
 
-from fieldnote.io import write_table
-from fieldnote.measurements import attempts, summary
-from fieldnote.sanitize import refusals
+from fieldnote.core.io import write_table
+from fieldnote.evidence.measurements import attempts, summary
+from fieldnote.measure.sanitize import refusals
+from fieldnote.registry.subjects import adopted
 from fieldnote.script import entry
-from fieldnote.subjects import adopted
 
 
 @entry

@@ -2,11 +2,11 @@
 session."""
 import tempfile
 
-from fieldnote import gpu
-from fieldnote.io import write_table
-from fieldnote.progress import step
+from fieldnote.core.io import write_table
+from fieldnote.core.progress import step
+from fieldnote.measure import gpu
+from fieldnote.registry.subjects import attributes, describe
 from fieldnote.script import entry
-from fieldnote.subjects import attributes, describe
 
 
 @entry
@@ -15,9 +15,9 @@ def main(snakemake):
     gpu.require(f"sweep_capture ({w.op})", f"results/{w.ns}")
     import pandas as pd
 
-    from fieldnote import capture
-    from fieldnote.capture import backends
-    from fieldnote.sweep import passed
+    from fieldnote.evidence.sweep import passed
+    from fieldnote.measure import capture
+    from fieldnote.measure.capture import backends
 
     backend = backends.backend(p.backend)
     points = passed(p.points, pd.concat(map(pd.read_parquet, snakemake.input.checks)))

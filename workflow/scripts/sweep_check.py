@@ -1,8 +1,8 @@
 """The correctness gate at the sweep points of one op at one shape: each implementation on inputs drawn at that
 shape. A point that fails is recorded and never captured; the op's other points go on."""
-from fieldnote import gpu
-from fieldnote.progress import PREPARE, phase
-from fieldnote.progress import log as progress
+from fieldnote.core.progress import PREPARE, phase
+from fieldnote.core.progress import log as progress
+from fieldnote.measure import gpu
 from fieldnote.script import entry
 
 
@@ -14,11 +14,11 @@ def main(snakemake):
 
     import pandas as pd
 
-    from fieldnote import check, gpulock
-    from fieldnote.implementations import runner
-    from fieldnote.io import write_table
-    from fieldnote.ops import OPS
-    from fieldnote.subjects import attributes, describe
+    from fieldnote.core.io import write_table
+    from fieldnote.measure import check, gpulock
+    from fieldnote.measure.implementations import runner
+    from fieldnote.registry.ops import OPS
+    from fieldnote.registry.subjects import attributes, describe
 
     spec, tables, cases = OPS[w.op], [], {}
     for number, (name, s) in enumerate(p.points.items(), 1):

@@ -2,11 +2,11 @@
 against), each point alone: what limits a kernel where the note judges it."""
 import tempfile
 
-from fieldnote import gpu
-from fieldnote.io import write_table
-from fieldnote.progress import step
+from fieldnote.core.io import write_table
+from fieldnote.core.progress import step
+from fieldnote.measure import gpu
+from fieldnote.registry.subjects import attributes, describe
 from fieldnote.script import entry
-from fieldnote.subjects import attributes, describe
 
 
 @entry
@@ -15,9 +15,9 @@ def main(snakemake):
     gpu.require(f"sweep_counters ({w.op})", f"results/{w.ns}")
     import pandas as pd
 
-    from fieldnote.capture import ncu
-    from fieldnote.capture.ncu import counters_at
-    from fieldnote.sweep import passed
+    from fieldnote.evidence.sweep import passed
+    from fieldnote.measure.capture import ncu
+    from fieldnote.measure.capture.ncu import counters_at
 
     points = passed(p.points, pd.concat(map(pd.read_parquet, snakemake.input.checks)))
     with tempfile.TemporaryDirectory(prefix="sweep-ncu-") as workdir, step(

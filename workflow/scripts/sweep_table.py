@@ -2,10 +2,10 @@
 contract that does not take the shape, or a failed check)."""
 import pandas as pd
 
-from fieldnote.capture.summary import summarize
-from fieldnote.io import write_table
+from fieldnote.core.io import write_table
+from fieldnote.evidence.summary import summarize
+from fieldnote.evidence.sweep import failed_points, table
 from fieldnote.script import entry
-from fieldnote.sweep import failed_points, table
 
 
 @entry

@@ -4,11 +4,11 @@ from functools import partial
 
 import pandas as pd
 
-from fieldnote import gpu
-from fieldnote.io import write_table
-from fieldnote.progress import PREPARE, phase
+from fieldnote.core.io import write_table
+from fieldnote.core.progress import PREPARE, phase
+from fieldnote.measure import gpu
+from fieldnote.registry.subjects import attributes, describe
 from fieldnote.script import entry
-from fieldnote.subjects import attributes, describe
 
 
 @entry
@@ -16,8 +16,8 @@ def main(snakemake):
     w, p = snakemake.wildcards, snakemake.params
     gpu.require(f"time ({w.op})", f"results/{w.ns}")
     with phase(PREPARE):
-        from fieldnote import gpulock, sanitize, timing, workload
-        from fieldnote.ops import OPS
+        from fieldnote.measure import gpulock, sanitize, timing, workload
+        from fieldnote.registry.ops import OPS
 
         subjects = sanitize.gate(snakemake, p.subjects, f"{w.ns}: {w.op}")
     t, shape = p.timing, OPS[w.op].label(p.op["shape"])

@@ -1,7 +1,8 @@
 import pandas as pd
 
-from fieldnote import history, verdicts
-from fieldnote.io import write_table
+from fieldnote.core.io import write_table
+from fieldnote.evidence import history
+from fieldnote.publish import verdicts
 from fieldnote.script import entry
 
 
