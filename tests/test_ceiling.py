@@ -342,7 +342,7 @@ def test_a_planted_time_below_the_floor_measured_on_the_gpu_is_marked_not_physic
     """The TF32 probe timed on this GPU sets matmul's compute floor at 1024^3; a kernel time at half of it is
     not physical, one at twice it is within the ceiling."""
     probe = floors.PROBES["cublas_tf32_8192"]
-    us = timed(probe.make("matmul"), 10)
+    us = timed(ceiling.CALLS[probe.unit]("matmul", probe), 10)
     table = floors.table(probed({"matmul:ceiling-cublas_tf32_8192": [us, us * 1.001, us * 0.999]}), MATMUL, "nsys")
     floor = floors.best(table, "compute").loc[("matmul", "warm")]["floor_us"]
     assert 3 * 2 * 1024**3 / 600e6 <= floor <= 3 * 2 * 1024**3 / 300e6  # 10.7 to 21.5 us
