@@ -146,8 +146,8 @@ def test_an_archived_namespace_is_rebuilt_from_its_archive_and_never_measured(pr
 def test_repacking_a_replayed_archive_keeps_its_own_sources(project: Path):
     """The sources are provenance: a bundle rebuilt from an archive is packed with the archive's source/, not with
     the checkout that replayed it (edited here on purpose)."""
-    (project / "src" / "fieldnote" / "figures.py").write_text(
-        (project / "src" / "fieldnote" / "figures.py").read_text() + "\n# edited after the measurement\n")
+    (project / "src" / "fieldnote" / "publish" / "figures.py").write_text(
+        (project / "src" / "fieldnote" / "publish" / "figures.py").read_text() + "\n# edited after the measurement\n")
     run = snakemake(project, "--cores", "1", "results/mage-001.tar.gz")
     assert run.returncode == 0, run.stderr
     shipped = Archive(project / "archives" / "mage-001.tar.gz", cache=project / "cache").files

@@ -85,20 +85,23 @@ def test_a_job_logs_what_it_prints_and_a_line_per_subject_and_phase(project):
     assert "check gelu torch on cpu: case small at 3x257 done in" in log
 
 
-def test_a_new_namespace_leaves_the_source_runs_predictions_and_note_unless_asked(tmp_path):
+def test_a_new_namespace_leaves_the_source_runs_predictions_targets_and_note_unless_asked(tmp_path):
+    """The targets too: h200-001's, copied into a run on an H200 that missed them, stopped its note for want of
+    their limits (key 'targets.limits.matmul'), which only the run that set them can state."""
     from datetime import date
 
     project = copy_project_config(tmp_path)
     source = yaml.safe_load((project / "config" / "namespaces" / "h200-002.yaml").read_text())
-    assert {"predictions", "note"} <= set(source)
+    assert {"predictions", "targets", "note"} <= set(source)
     path = new("plain", "h200-002", project / "config")
     data, header = yaml.safe_load(path.read_text()), path.read_text().splitlines()[:2]
-    assert not {"predictions", "note"} & set(data) and data["targets"] == source["targets"]
+    assert not {"predictions", "targets", "note"} & set(data) and data["variants"] == source["variants"]
     assert header == [f"# Made on {date.today().isoformat()} by `fieldnote new plain --from h200-002`: to be measured "
                       "(snakemake results/plain, on a GPU).",
-                      "# Left out, being of h200-002's run: predictions, note (`--with-note` keeps them)."]
+                      "# Left out, being of h200-002's run: predictions, targets, note (`--with-note` keeps them)."]
     kept = yaml.safe_load(new("noted", "h200-002", project / "config", with_note=True).read_text())
-    assert (kept["predictions"], kept["note"]) == (source["predictions"], source["note"])
+    assert (kept["predictions"], kept["targets"], kept["note"]) == (source["predictions"], source["targets"],
+                                                                     source["note"])
 
 
 def test_fieldnote_new_writes_into_the_project_it_runs_in_not_beside_the_package(tmp_path):

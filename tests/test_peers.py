@@ -32,6 +32,19 @@ def test_another_gpu_models_archive_gives_no_known_peer(h200_002):
     assert peers.known("NVIDIA H100 80GB HBM3", {("gelu", "4096x768")}, {"h200-001": archive}).empty
 
 
+def test_a_peer_time_recorded_without_its_interval_is_no_best_known():
+    """h200-001's sweep kept a point of fewer captures than an interval needs: found on an H200 run of h200-001's
+    shapes (the device run that showed it stopped at known_peers' plausibility check)."""
+    archive = Archive(ROOT / "archives/h200-001.tar.gz")
+    _, frames = peers.from_archive(archive)
+    recorded = peers.rows_of(pd.concat(frames))
+    wanted = set(zip(recorded["op"], recorded["shape"], strict=True))
+    raw = pd.concat(frames)
+    assert raw.loc[~raw["implementation"].isin(["cuda", "ptx"]), "kernel_low_us"].isna().any()  # the case is real
+    known = peers.known("NVIDIA H200", wanted, {"h200-001": archive})
+    assert not known.empty and known[["kernel_us", "kernel_low_us", "kernel_high_us"]].notna().all().all()
+
+
 def test_a_verdict_takes_the_faster_known_peer_and_the_note_says_which_ratio_moved(h200_002):
     summary, _ = verdicts.judging(h200_002)
     gelu = summary.set_index(["op", "implementation"]).loc[("gelu", "compiled")]

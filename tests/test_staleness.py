@@ -47,18 +47,18 @@ ONE = ["ns=original-mage-006"]
 
 
 def test_editing_the_plotting_code_reruns_only_figures_page_and_bundle(rendered):
-    edit(rendered / "src" / "fieldnote" / "figures.py")
+    edit(rendered / "src" / "fieldnote" / "publish" / "figures.py")
     assert planned(rendered) == {"figures": ONE, "page": ONE, "bundle": ONE}
 
 
 def test_editing_the_note_code_reruns_only_note_page_and_bundle(rendered):
     """The note words the verdicts; it makes none (verdicts.py), so its verdicts stand."""
-    edit(rendered / "src" / "fieldnote" / "note.py")
+    edit(rendered / "src" / "fieldnote" / "publish" / "note.py")
     assert planned(rendered) == {"note": ONE, "page": ONE, "bundle": ONE}
 
 
 def test_editing_the_verdicts_code_reruns_the_verdicts_and_the_note(rendered):
-    edit(rendered / "src" / "fieldnote" / "verdicts.py")
+    edit(rendered / "src" / "fieldnote" / "publish" / "verdicts.py")
     assert planned(rendered) == {"verdicts": ONE, "note": ONE, "page": ONE, "bundle": ONE}
 
 
@@ -68,7 +68,7 @@ def test_editing_the_note_s_template_reruns_only_note_page_and_bundle(rendered):
 
 
 def test_editing_a_template_helper_reruns_only_note_page_and_bundle(rendered):
-    edit(rendered / "src" / "fieldnote" / "authored.py")
+    edit(rendered / "src" / "fieldnote" / "publish" / "authored.py")
     assert planned(rendered) == {"note": ONE, "page": ONE, "bundle": ONE}
 
 
@@ -80,7 +80,7 @@ def test_editing_the_quotations_reruns_the_quoted_table_and_the_note(rendered):
 def test_editing_a_display_name_reruns_the_note_and_the_figures(rendered):
     """The display names have one home, vocabulary.py, which the note and the figures both import (an edit of
     them in note.py used to leave the figures as they were)."""
-    path = rendered / "src" / "fieldnote" / "vocabulary.py"
+    path = rendered / "src" / "fieldnote" / "registry" / "vocabulary.py"
     path.write_text(path.read_text().replace('"Triton", "#DD8452"', '"Triton (OpenAI)", "#DD8452"'))
     # and the verdicts, which word each target as the targets table shows it
     assert planned(rendered) == {"verdicts": ONE, "note": ONE, "figures": ONE, "page": ONE, "bundle": ONE}
@@ -88,7 +88,7 @@ def test_editing_a_display_name_reruns_the_note_and_the_figures(rendered):
 
 def test_editing_a_variant_s_design_text_reruns_the_note(rendered):
     """The note prints the variants' design texts from ops/<op>.py (it used to stay as it was)."""
-    path = rendered / "src" / "fieldnote" / "ops" / "layernorm.py"
+    path = rendered / "src" / "fieldnote" / "registry" / "ops" / "layernorm.py"
     path.write_text(path.read_text().replace("behind a single barrier", "behind one barrier", 1))
     assert "note" in planned(rendered)
 
@@ -103,13 +103,13 @@ def swept(tmp_path_factory) -> Path:
 
 def test_editing_an_op_s_work_reruns_the_sweep_table_and_the_note(swept):
     """work() gives the bytes and FLOPs the sweep table divides by (the table and the note used to stay)."""
-    edit(swept / "src" / "fieldnote" / "ops" / "matmul.py")
+    edit(swept / "src" / "fieldnote" / "registry" / "ops" / "matmul.py")
     jobs = planned(swept, "results/h200-001")
     assert jobs["sweep"] == ["ns=h200-001"] and jobs["note"] == ["ns=h200-001"]
 
 
 def test_editing_the_import_reruns_the_namespaces_that_import(rendered):
-    edit(rendered / "src" / "fieldnote" / "original.py")
+    edit(rendered / "src" / "fieldnote" / "evidence" / "original.py")
     jobs = planned(rendered)
     assert sorted(jobs["import_original"]) == [f"ns=original-mage-00{i}" for i in (1, 2, 3, 6)]
     assert set(jobs) == {"import_original", "capture_summary", "summary", "verdicts", "note", "page", "figures",

@@ -14,8 +14,9 @@ from .core.io import write_bytes
 from .registry import names
 
 # What a new namespace leaves of its source unless asked: predictions are written for one run before it is measured,
-# and a template's prose reads that run's evidence (the generated note reads any).
-OF_THE_SOURCE_RUN = ("predictions", "note")
+# targets are that run's aims (a missed one must name its limit, which a copy cannot know), and a template's prose
+# reads that run's evidence (the generated note reads any).
+OF_THE_SOURCE_RUN = ("predictions", "targets", "note")
 
 
 def project_config(here: Path) -> Path:
@@ -30,7 +31,7 @@ def project_config(here: Path) -> Path:
 
 def new(name: str, source: str, config: Path, with_note: bool = False) -> Path:
     """config/namespaces/<name>.yaml from <source>'s file: the same implementations, variants, shapes and the rest,
-    without `archived` (it is to be measured), without the source's predictions and note template unless
+    without `archived` (it is to be measured), without the source's predictions, targets and note template unless
     `with_note`, and last in the source's progression where it has one. Its header says what it was made from,
     when, and what it left out."""
     names.check(name, "NAME")
@@ -78,7 +79,7 @@ def main(argv: list[str] | None = None) -> None:
     made.add_argument("name")
     made.add_argument("--from", dest="source", required=True, help="the namespace to start from")
     made.add_argument("--with-note", action="store_true",
-                      help="keep the source's note template and predictions (left out by default)")
+                      help="keep the source's note template, predictions and targets (left out by default)")
     args, rest = parser.parse_known_args(argv)
     if args.command == "show":
         from .publish import show

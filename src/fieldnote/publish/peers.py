@@ -35,13 +35,14 @@ def from_archive(archive) -> tuple[str, list[pd.DataFrame]]:
 
 def rows_of(frame: pd.DataFrame) -> pd.DataFrame:
     """A summary's or a sweep's peer times as (op, shape, cache, implementation, time, low, high) rows, warm and,
-    where captured, cold."""
+    where captured, cold. A time recorded without its interval (a sweep point of fewer than
+    sweep.INTERVAL_CAPTURES captures) is left out: a verdict is drawn from the interval."""
     peers = frame[~frame["implementation"].isin(HAND_WRITTEN)]
     parts = []
     for cache, columns in (("warm", WARM), ("cold", COLD)):
         if columns[0] not in peers:
             continue
-        part = peers.reindex(columns=["op", "shape", "implementation", *columns]).dropna(subset=[columns[0]])
+        part = peers.reindex(columns=["op", "shape", "implementation", *columns]).dropna(subset=list(columns))
         part = part.rename(columns=dict(zip(columns, WARM, strict=True)))
         parts.append(part.assign(cache=cache))
     return pd.concat(parts, ignore_index=True) if parts else pd.DataFrame(columns=COLUMNS[:7])
