@@ -4,6 +4,7 @@ import gzip
 import hashlib
 import io
 import json
+import re
 import shutil
 import tarfile
 from pathlib import Path
@@ -160,7 +161,7 @@ def test_repacking_a_replayed_archive_keeps_its_own_sources(project: Path):
 @pytest.mark.parametrize("ops, refused", [("[matmul, gelu, layernorm, triangle, neighbor]", False),
                                           ("[matmul, gelu]", True)])
 def test_a_pinned_namespace_may_list_the_ops_its_archive_measured(tmp_path, monkeypatch, ops, refused):
-    """h200-002's file lists its ops; an archive records them as its shapes, not as a key `ops`: listing what was
+    """A namespace file lists its ops; an archive records them as its shapes, not as a key `ops`: listing what was
     measured replays, listing otherwise is refused by name."""
     from fieldnote.core.errors import PipelineError
     from fieldnote.evidence.archive import _pinned
@@ -169,7 +170,8 @@ def test_a_pinned_namespace_may_list_the_ops_its_archive_measured(tmp_path, monk
     root = Path(__file__).resolve().parents[1]
     monkeypatch.chdir(root)
     path = tmp_path / "h200-001.yaml"
-    path.write_text((root / "config" / "namespaces" / "h200-001.yaml").read_text() + f"ops: {ops}\n")
+    stated = (root / "config" / "namespaces" / "h200-001.yaml").read_text()
+    path.write_text(re.sub(r"^ops: .*$", f"ops: {ops}", stated, count=1, flags=re.MULTILINE))
     ns = resolve("h200-001", path, load_defaults(root / "config" / "config.yaml"))
     if refused:
         with pytest.raises(PipelineError, match="key 'ops'"):

@@ -15,14 +15,10 @@ from fieldnote.measure.implementations import runner
 from fieldnote.registry.ops import OPS
 
 TOL = {"rtol": 1e-4, "atol": 1e-4}
-MEDIUM = {"matmul": {"m": 96, "n": 80, "k": 72}, "gelu": {"rows": 33, "cols": 768},
-          "layernorm": {"rows": 33, "cols": 768}, "triangle": {"n": 24, "channels": 8},
-          "neighbor": {"nodes": 300, "features": 64, "edges": 2000}}
-
 
 @pytest.mark.parametrize("op", list(OPS))
 def test_torch_passes_every_case_on_the_cpu(op):
-    cases = check.cases(op, MEDIUM[op], 7, None, small_only=False)
+    cases = check.cases(op, OPS[op].cpu_test_shape, 7, None, small_only=False)
     table = check.run_checks(runner(op, "torch"), op, "torch", "cpu", cases, TOL)
     assert table["passed"].all(), table.to_string()
     names = set(table["case"])
@@ -34,7 +30,7 @@ def test_compiled_runs_the_torch_function_through_inductor(tmp_path, monkeypatch
     """On the CPU inductor emits C++ rather than the GPU's Triton, so this checks the wiring (arguments, the
     compile, the result against the float64 reference), not the GPU kernels: check_gpu does that."""
     monkeypatch.setenv("TORCHINDUCTOR_CACHE_DIR", str(tmp_path))
-    cases = check.cases("gelu", MEDIUM["gelu"], 7, None, small_only=True)
+    cases = check.cases("gelu", OPS["gelu"].cpu_test_shape, 7, None, small_only=True)
     table = check.run_checks(runner("gelu", "compiled"), "gelu", "compiled", "cpu", cases, TOL)
     assert table["passed"].all(), table.to_string()
 
@@ -123,7 +119,7 @@ def test_a_check_holds_the_gpu_for_its_reference_run_and_comparison(monkeypatch)
     for name in ("reference", "compare"):
         real = getattr(check, name)
         monkeypatch.setattr(check, name, lambda *a, _r=real, _n=name: seen.append((_n, bool(held))) or _r(*a))
-    cases = check.cases("gelu", MEDIUM["gelu"], 7, None, small_only=True)
+    cases = check.cases("gelu", OPS["gelu"].cpu_test_shape, 7, None, small_only=True)
     assert check.run_checks(run, "gelu", "torch", "cpu", cases, TOL, hold=hold)["passed"].all()
     assert set(seen) == {("run", True), ("reference", True), ("compare", True)}
 
@@ -138,7 +134,7 @@ def test_the_reference_comes_from_the_inputs_before_the_run():
             t[n].zero_()
         return runner("gelu", "torch")(t, shape)
 
-    cases = check.cases("gelu", MEDIUM["gelu"], 7, None, small_only=True)
+    cases = check.cases("gelu", OPS["gelu"].cpu_test_shape, 7, None, small_only=True)
     table = check.run_checks(zeroing, "gelu", "cuda", "cpu", cases, TOL)
     assert not table["passed"].any(), table.to_string()
 

@@ -77,7 +77,7 @@ def test_a_job_logs_what_it_prints_and_a_line_per_subject_and_phase(project):
     from conftest import SMALL
 
     (project / "config" / "namespaces" / "toy.yaml").write_text(
-        yaml.safe_dump({"implementations": ["torch"], "variants": {}, "shapes": SMALL}))
+        yaml.safe_dump({"ops": list(SMALL), "implementations": ["torch"], "variants": {}, "shapes": SMALL}))
     run = snakemake(project, "--cores", "1", "work/toy/check/cpu/gelu/torch.parquet")
     assert run.returncode == 0, run.stderr
     log = (project / "work" / "logs" / "check_cpu" / "toy" / "gelu" / "torch.log").read_text()

@@ -127,7 +127,7 @@ def namespace_file(project: Path, name: str, text: str) -> Path:
 
 
 def small_namespace(project: Path, name: str, **extra) -> Path:
-    data = {"implementations": ["torch", "triton"], "variants": {}, "shapes": SMALL, **extra}
+    data = {"ops": list(SMALL), "implementations": ["torch", "triton"], "variants": {}, "shapes": SMALL, **extra}
     return namespace_file(project, name, yaml.safe_dump(data))
 
 

@@ -21,7 +21,7 @@ from fieldnote.registry.config import MAX_YAML_BYTES, check_config, load_default
 
 checkout = test_hostile.checkout  # the fixture: a throw-away copy of the checkout, with a folder beside it
 DEFAULTS = load_defaults(ROOT / "config" / "config.yaml")
-TOY = {"implementations": ["torch", "triton"], "variants": {}, "shapes": SMALL}
+TOY = {"ops": list(SMALL), "implementations": ["torch", "triton"], "variants": {}, "shapes": SMALL}
 
 
 @pytest.fixture

@@ -26,7 +26,7 @@ PUBLISHED_PREFIX = {"matmul": {"a.bin": "14bd2864", "b.bin": "a5e7b2f0"},
                                  "rowptr.bin": "fd719842"}}
 
 
-@pytest.mark.parametrize("op", list(OPS))
+@pytest.mark.parametrize("op", list(PUBLISHED_PREFIX))  # the original project's ops
 def test_inputs_match_the_original_hashes(op):
     arrays = OPS[op].inputs(FULL[op], SEED)
     for original, ours in ORIGINAL_NAMES[op].items():

@@ -1,69 +1,99 @@
-"""The registries' worked example: a new op is its module, its torch kernel and a default shape (three files, no
-schema edit, no other namespace edited), and a namespace may measure a subset of the ops."""
+"""The registries' worked examples: a new op is its own five files (its module, its torch reference, its CUDA
+kernel, a default shape and a namespace that measures it; no schema, test or other namespace edited), and a new
+toolchain is an entry, a build module and a rule; a namespace measures the ops it lists."""
 import re
 
 import pytest
 import yaml
 from conftest import copy_project, snakemake
 
-# The toy op: y = 2x over n floats. The files a new op takes, by path, and nothing else.
-TOY = {
-    "src/fieldnote/registry/ops/toy.py": '''"""A toy op for the registry's worked example: y = 2x over n floats."""
-from .base import Op, normal
+# The registry's worked example (docs/reference.md, "Adding an op"): a SiLU, y = x sigmoid(x), with a torch
+# reference and a CUDA kernel and no Triton kernel. Its five files, by path, and nothing else: no other namespace and
+# no test is edited for it.
+SILU = {
+    "src/fieldnote/registry/ops/silu.py": '''"""SiLU: y = x sigmoid(x) over a rows x cols tensor."""
+import numpy as np
 
+from .base import CudaVariant, LaunchContract, Op, cdiv, normal
 
-def make_inputs(rng, s):
-    return {"x": normal(rng, s["n"])}
+ONE_A_THREAD = LaunchContract(entry="silu_thread", block=(256, 1, 1),
+                              grid=lambda s: (cdiv(s["rows"] * s["cols"], 256), 1, 1),
+                              args=lambda t, s: (t["x"], t["out"], np.int32(s["rows"] * s["cols"])))
 
-
-OP = Op(name="toy", title="Toy scale", order=9, dims=("n",), make_inputs=make_inputs,
-        output_shape=lambda s: (s["n"],), torch_args=("x",), triton_args=("x",), small_shapes=({"n": 5},),
-        work=lambda s: (8 * s["n"], s["n"]))
+OP = Op(name="silu", title="SiLU", order=6, dims=("rows", "cols"),
+        make_inputs=lambda rng, s: {"x": normal(rng, s["rows"], s["cols"])},
+        output_shape=lambda s: (s["rows"], s["cols"]), torch_args=("x",),
+        small_shapes=({"rows": 3, "cols": 257},), medium_shape={"rows": 33, "cols": 768},
+        cuda_variants={"silu_thread": CudaVariant("silu_thread", "silu", ONE_A_THREAD, "one thread an element")},
+        work=lambda s: (8 * s["rows"] * s["cols"], 4 * s["rows"] * s["cols"]))
 ''',
-    "kernels/torch/toy.py": '''"""The toy op, y = 2x, as a library user writes it."""
+    "kernels/torch/silu.py": '''"""SiLU as a library user writes it."""
+import torch.nn.functional as F
 
 
-def toy(x):
-    return 2 * x
+def silu(x):
+    return F.silu(x)
 ''',
+    "kernels/cuda/silu/silu_thread.cu": '''// silu_thread: y = x / (1 + exp(-x)) over n floats, one thread an element.
+extern "C" __global__ void __launch_bounds__(256) silu_thread(const float* __restrict__ x, float* __restrict__ y, int n)
+{
+    const int i = blockIdx.x * blockDim.x + threadIdx.x;
+    if (i < n) y[i] = x[i] / (1.f + expf(-x[i]));
 }
+''',
+    "config/namespaces/silu-run.yaml": "ops: [silu]\nimplementations: [torch, triton, compiled, cuda]\n"
+                                       "variants: {silu: silu_thread}\n",
+}
+DEFAULT_SHAPE = "  silu: {rows: 4096, cols: 768}\n"  # the fifth file: config/config.yaml's shapes
 
 
 @pytest.fixture
-def with_toy(tmp_path):
+def with_silu(tmp_path):
     project = copy_project(tmp_path)
-    for name, text in TOY.items():
+    for name, text in SILU.items():
+        (project / name).parent.mkdir(parents=True, exist_ok=True)
         (project / name).write_text(text)
     defaults = project / "config" / "config.yaml"
-    defaults.write_text(defaults.read_text().replace("shapes:\n", "shapes:\n  toy: {n: 4096}\n", 1))
-    (project / "config" / "namespaces" / "toy-run.yaml").write_text(
-        yaml.safe_dump({"implementations": ["torch"], "variants": {}, "ops": ["toy"]}))
+    defaults.write_text(defaults.read_text().replace("shapes:\n", "shapes:\n" + DEFAULT_SHAPE, 1))
     return project
 
 
-def test_a_new_op_is_its_module_its_kernel_and_a_default_shape(with_toy):
-    """Three files (the op module, its torch kernel, config/config.yaml's default shape) and a namespace that
-    measures it alone; the shipped namespaces still plan as before, and its CPU check runs the real gate."""
-    plan = snakemake(with_toy, "-n", "--cores", "1", "results/toy-run")
+def planned(project, target: str) -> set[tuple[str, str]]:
+    plan = snakemake(project, "-n", "--cores", "1", target)
     assert plan.returncode == 0, plan.stderr
-    jobs = set(re.findall(r"wildcards: (.*)", plan.stdout))
-    assert "ns=toy-run, op=toy, subject=torch" in jobs
-    assert not [w for w in jobs if re.search(r"op=(matmul|gelu|layernorm|triangle|neighbor)\b", w)]
-    check = snakemake(with_toy, "--cores", "1", "work/toy-run/check/cpu/toy/torch.parquet")
-    assert check.returncode == 0, check.stderr
-    assert snakemake(with_toy, "-n", "--cores", "1", "results/mage-006").returncode == 0
+    return set(re.findall(r"^(?:local)?rule (\w+):\n(?:    .*\n)*?    wildcards: (.*)$", plan.stdout, re.MULTILINE))
 
 
-def test_the_schemas_take_the_new_op_from_the_registry(with_toy):
-    path = with_toy / "config" / "namespaces" / "toy-run.yaml"
-    path.write_text(yaml.safe_dump({"implementations": ["torch"], "variants": {}, "ops": ["toy"],
-                                    "shapes": {"toy": {"n": 0}}}))
-    plan = snakemake(with_toy, "-n", "--cores", "1", "results/toy-run")
-    assert plan.returncode != 0 and "key 'shapes.toy.n': 0 is less than the minimum of 1" in plan.stderr
-    path.write_text(yaml.safe_dump({"implementations": ["torch"], "variants": {}, "ops": ["toys"]}))
-    plan = snakemake(with_toy, "-n", "--cores", "1", "results/toy-run")
-    assert plan.returncode != 0 and "key 'ops.0': 'toys' is not one of ['matmul', 'gelu', 'layernorm', " \
-        "'triangle', 'neighbor', 'toy']" in plan.stderr
+def test_a_new_op_is_its_five_files(with_silu):
+    """The namespace lists Triton, which the SiLU has no kernel of: it is measured as the implementations it has.
+    Its CUDA kernel builds through NVRTC and its torch reference passes the real CPU gate; a shipped namespace
+    plans as before, the SiLU in none of its jobs."""
+    jobs = planned(with_silu, "results/silu-run")
+    assert ("check_cpu", "ns=silu-run, op=silu, subject=torch") in jobs
+    assert ("build_cuda", "arch=sm_90, op=silu, variant=silu_thread") in jobs
+    assert {w for r, w in jobs if r == "check_gpu"} == {f"ns=silu-run, op=silu, subject={i}"
+                                                          for i in ("torch", "compiled", "cuda")}
+    assert not [w for _, w in jobs if "triton" in w or re.search(r"op=(?!silu\b)", w)]
+    built = snakemake(with_silu, "--cores", "1", "work/build/sm_90/cuda/silu/silu_thread.cubin",
+                      "work/silu-run/check/cpu/silu/torch.parquet")
+    assert built.returncode == 0, built.stderr
+    assert (with_silu / "work/build/sm_90/cuda/silu/silu_thread.cubin").read_bytes()[:4] == b"\x7fELF"
+    assert not [w for _, w in planned(with_silu, "results/mage-006") if "silu" in w]
+
+
+def test_the_schemas_take_the_new_op_from_the_registry(with_silu):
+    path = with_silu / "config" / "namespaces" / "silu-run.yaml"
+    path.write_text(yaml.safe_dump({"implementations": ["torch"], "variants": {}, "ops": ["silu"],
+                                    "shapes": {"silu": {"rows": 0, "cols": 4}}}))
+    plan = snakemake(with_silu, "-n", "--cores", "1", "results/silu-run")
+    assert plan.returncode != 0 and "key 'shapes.silu.rows': 0 is less than the minimum of 1" in plan.stderr
+    path.write_text(yaml.safe_dump({"implementations": ["torch"], "variants": {}, "ops": ["silus"]}))
+    plan = snakemake(with_silu, "-n", "--cores", "1", "results/silu-run")
+    assert plan.returncode != 0 and "key 'ops.0': 'silus' is not one of ['matmul', 'gelu', 'layernorm', " \
+        "'triangle', 'neighbor', 'silu']" in plan.stderr
+    path.write_text(yaml.safe_dump({"implementations": ["torch"], "variants": {}}))
+    plan = snakemake(with_silu, "-n", "--cores", "1", "results/silu-run")
+    assert plan.returncode != 0 and "silu-run.yaml: key 'ops' is missing" in plan.stderr
 
 
 def test_the_implementations_a_namespace_may_list_come_from_the_implementation_registry(tmp_path):
@@ -75,7 +105,7 @@ def test_the_implementations_a_namespace_may_list_come_from_the_implementation_r
 
     assert MEASURED == ("torch", "triton", "compiled", "cuda", "ptx") and CHECKED_ON_CPU == ("torch", "triton")
     path = tmp_path / "imported-only.yaml"
-    path.write_text(yaml.safe_dump({"implementations": ["rust"], "variants": {}}))
+    path.write_text(yaml.safe_dump({"ops": ["gelu"], "implementations": ["rust"], "variants": {}}))
     with pytest.raises(PipelineError, match=r"'rust' is not one of \['torch', 'triton', 'compiled', 'cuda', 'ptx'\]"):
         resolve("imported-only", path, load_defaults(ROOT / "config" / "config.yaml"))
 

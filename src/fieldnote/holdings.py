@@ -41,7 +41,8 @@ def counted_points(n, subjects_of: Callable[[str], dict] | None = None) -> dict[
 
 def _measured(n) -> tuple[str, ...]:
     cuda = runs_hand_written(n)
-    conditional = {"resources": cuda, "census": "triton" in n.implementations, "sanitizer": cuda,
+    triton = any("triton" in n.implementations_of(op) for op in n.ops)
+    conditional = {"resources": cuda, "census": triton, "sanitizer": cuda,
                    "ceilings": bool(n.capture.get("ceiling")), "compiled_tunes": bool(tuned_ops(n)),
                    "counters": bool(n.capture["ncu"]), "attempts": bool(n.attempts), "sweep_checks": bool(n.sweep),
                    "sweep_kernels": bool(n.sweep), "sweep": bool(n.sweep)}

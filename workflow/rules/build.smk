@@ -66,7 +66,9 @@ rule census:
     input:
         code=code_of("collect_reports"),
         reports=lambda w: expand(
-            "work/build/{arch}/triton/{op}.json", arch=ns_of(w).census or [ns_of(w).arch], op=ns_of(w).ops
+            "work/build/{arch}/triton/{op}.json",
+            arch=ns_of(w).census or [ns_of(w).arch],
+            op=triton_ops(ns_of(w)),
         ),
     output:
         "work/{ns}/census.parquet",

@@ -157,6 +157,11 @@ def subjects_of(ns, op, names=None):
     }
 
 
+def triton_ops(ns):
+    """The namespace's ops measured as Triton kernels (those that have one)."""
+    return [op for op in ns.ops if "triton" in ns.implementations_of(op)]
+
+
 def triton_sources(op):
     """The Triton kernel file of an op, and those of its folder it imports."""
     return list(cached_sources("triton", op, Path(workflow.basedir)))
@@ -305,18 +310,26 @@ def probe_after(wildcards):
 def cpu_stages(wildcards):
     """Everything a namespace needs no GPU for: run first, so a machine without one still gets all of it."""
     ns = ns_of(wildcards)
-    cpu = [i for i in ns.implementations if i in CHECKED_ON_CPU]
     return (
         [input_files(ns, op)["hashes"] for op in ns.ops]
         + expand("work/{ns}/{table}.parquet", ns=ns.name, table=built_tables(ns.name))
-        + expand("work/{ns}/check/cpu/{op}/{subject}.parquet", ns=ns.name, op=ns.ops, subject=cpu)
+        + cpu_checks(ns)
     )
+
+
+def cpu_checks(ns):
+    """Each op's CPU checks: of the implementations it has that run on the CPU."""
+    return [
+        f"work/{ns.name}/check/cpu/{op}/{impl}.parquet"
+        for op in ns.ops
+        for impl in ns.implementations_of(op)
+        if impl in CHECKED_ON_CPU
+    ]
 
 
 def all_checks(wildcards):
     ns = ns_of(wildcards)
-    cpu = [i for i in ns.implementations if i in CHECKED_ON_CPU]
-    return expand("work/{ns}/check/cpu/{op}/{subject}.parquet", ns=ns.name, op=ns.ops, subject=cpu) + [
+    return cpu_checks(ns) + [
         f"work/{ns.name}/check/gpu/{op}/{name}.parquet" for op in ns.ops for name in ns.subjects(op)
     ]
 

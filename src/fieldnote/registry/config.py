@@ -86,11 +86,16 @@ class Namespace:
         """The variant a hand-written implementation runs for an op (None for a library peer)."""
         return variant_of(self.variants, op, implementation)
 
+    def implementations_of(self, op: str) -> list[str]:
+        """The namespace's implementations the op has (Op.implementations), in the namespace's order."""
+        return [impl for impl in self.implementations if impl in OPS[op].implementations]
+
     def subjects(self, op: str) -> dict[str, dict]:
-        """What the GPU stages measure for an op, by name: each implementation, then each attempt's variant and
-        the variant it is compared with (a variant is measured under its own name, as its toolchain's
+        """What the GPU stages measure for an op, by name: each implementation it has, then each attempt's
+        variant and the variant it is compared with (a variant is measured under its own name, as its toolchain's
         implementation)."""
-        found = {impl: {"implementation": impl, "variant": self.variant_of(op, impl)} for impl in self.implementations}
+        found = {impl: {"implementation": impl, "variant": self.variant_of(op, impl)}
+                 for impl in self.implementations_of(op)}
         for attempt in self.attempts:
             for name in (attempt["variant"], attempt["compared_with"]):
                 if name not in found and name in OPS[op].cuda_variants:
@@ -314,7 +319,7 @@ def variant_of(variants: dict, op: str, implementation: str) -> str | None:
 
 def _check_variants(variants: dict, selected: list[str], implementations: list[str], path: Path) -> None:
     """Every variant named is a known variant of its op built by the toolchain it is named for, and every
-    hand-written implementation listed has one for every op measured."""
+    hand-written implementation listed has one for every op measured that has kernels of its toolchain."""
     for op, chosen in variants.items():
         for impl, variant in (chosen.items() if isinstance(chosen, dict) else [(None, chosen)]):
             key = f"{path}: key 'variants.{op}{'.' + impl if impl else ''}'"
@@ -325,7 +330,7 @@ def _check_variants(variants: dict, selected: list[str], implementations: list[s
             if impl is not None and toolchain != impl:
                 raise PipelineError(f"{key}: '{variant}' is built by toolchain {toolchain}, not {impl}")
     for impl in [i for i in implementations if i in TOOLCHAINS]:
-        for op in selected:
+        for op in [op for op in selected if impl in OPS[op].implementations]:
             if variant_of(variants, op, impl) is None:
                 missing = "missing" if op not in variants else f"not a variant of {impl}"
                 raise PipelineError(f"{path}: key 'variants.{op}' is {missing} (implementation {impl} needs a "
@@ -377,10 +382,7 @@ def resolve(name: str, path: Path, defaults: dict) -> Namespace:
         data = {"implementations": ["torch", "triton", "rust"], "variants": {}, **data}
     data = {"implementations": [], "variants": {}, **data}  # an archived namespace may say no more than `archived`
     variants = data["variants"]
-    # the ops it measures: those it lists, else all the registry's; an archived one's are those its archive
-    # measured (an op added since is not among them)
-    hand = any(i in TOOLCHAINS for i in data["implementations"])
-    selected = [op for op in OPS if op in data.get("ops", variants if hand and "archived" in data else OPS)]
+    selected = [op for op in OPS if op in data["ops"]]  # in the registry's order
     for op in selected:
         if op not in shapes:
             raise PipelineError(f"{path}: key 'shapes.{op}' is missing (and config/config.yaml has no default shape "
@@ -522,7 +524,8 @@ def contradicts(stated: dict, recorded: dict) -> tuple[str, object, object] | No
 
 def validate_resolved(data, where: str) -> dict:
     """An archive's config.resolved.json, checked by the namespace schema as a namespace file is (less what the
-    pipeline adds when it resolves one: the name and file, and an import's implementations), then as one."""
+    pipeline adds when it resolves one: the name and file, and an import's implementations; its ops are its
+    shapes'), then as one."""
     if not isinstance(data, dict):
         raise PipelineError(f"{where}: not a mapping of keys")
     _require_finite(data, where)
@@ -535,8 +538,9 @@ def validate_resolved(data, where: str) -> dict:
             raise PipelineError(f"{where}: key '{required}' is missing")
     names.check(data["name"], f"{where}: key 'name'")
     derived = ("name", "file") + (("implementations", "variants") if data.get("evidence") else ())
-    validate({k: v for k, v in data.items() if k not in derived and v is not None}, "namespace.schema.yaml",
-             Path(where))
+    resolved = {k: v for k, v in data.items() if k not in derived and v is not None}
+    # a resolved namespace's ops are its shapes' keys (Namespace.ops)
+    validate({**resolved, "ops": list(data["shapes"])}, "namespace.schema.yaml", Path(where))
     for op in data["shapes"]:
         if op not in OPS:
             raise PipelineError(f"{where}: key 'shapes.{op}': unknown op (known: {', '.join(OPS)})")

@@ -124,11 +124,15 @@ class Op:
     make_inputs: Callable[[np.random.Generator, Shape], Inputs]
     output_shape: Callable[[Shape], tuple[int, ...]]
     torch_args: tuple[str, ...]
-    triton_args: tuple[str, ...]
     small_shapes: tuple[Shape, ...]
     # The least work any implementation must do at a shape: (bytes to and from memory, each input read once and
     # the output written once; floating-point operations). The floors, the roofline and the sweep are drawn from it.
     work: Callable[[Shape], tuple[int, int]]
+    # The inputs kernels/triton/<op>.py takes, in order; None where the op has no Triton kernel.
+    triton_args: tuple[str, ...] | None = None
+    # A shape between the small ones and the seed's, small enough for the CPU: the tests check every case of the
+    # op's CPU implementations there. Its first small shape where it names none.
+    medium_shape: Shape | None = None
     edge_cases: tuple[EdgeCase, ...] = ()
     cuda_variants: dict[str, CudaVariant] = field(default_factory=dict)
     may_be_zero: tuple[str, ...] = ()  # dims a shape may set to 0 (a graph with no edges)
@@ -143,6 +147,17 @@ class Op:
     # rewrote. The dim that holds a row's width, where the sweep figure draws a line per width.
     in_progression: bool = False
     sweep_lines_by: str | None = None
+
+    @property
+    def cpu_test_shape(self) -> Shape:
+        return self.medium_shape or self.small_shapes[0]
+
+    @property
+    def implementations(self) -> tuple[str, ...]:
+        """What the op can be measured as: its torch reference (kernels/torch/<op>.py) and torch.compile of it,
+        its Triton kernel where it has one, and each toolchain its hand-written variants are built with."""
+        triton = ("triton",) if self.triton_args is not None else ()
+        return ("torch", *triton, "compiled", *sorted({v.toolchain for v in self.cuda_variants.values()}))
 
     def label(self, shape: Shape) -> str:
         """The shape as the note writes it: 1024x1024x1024, 4096x768, ..."""

@@ -76,6 +76,7 @@ OP = Op(
     output_shape=lambda s: (s["rows"], s["cols"]),
     torch_args=("x", "bias"),
     triton_args=("x", "bias"),
+    medium_shape={"rows": 33, "cols": 768},
     small_shapes=({"rows": 3, "cols": 257},),
     cuda_variants={v.name: v for v in [
         CudaVariant("gelu_bias_tanh", "gelu", ELEMENTWISE, "one thread per element, tanh approximation"),

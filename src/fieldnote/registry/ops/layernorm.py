@@ -131,6 +131,7 @@ OP = Op(
     output_shape=lambda s: (s["rows"], s["cols"]),
     torch_args=("x", "weight", "bias"),
     triton_args=("x", "weight", "bias"),
+    medium_shape={"rows": 33, "cols": 768},
     small_shapes=({"rows": 3, "cols": 257},),
     edge_cases=(EdgeCase("constant-rows", {"rows": 8, "cols": 768}, constant_rows),),
     cuda_variants={v.name: v for v in [

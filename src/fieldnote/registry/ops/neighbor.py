@@ -51,6 +51,7 @@ OP = Op(
     output_shape=lambda s: (s["nodes"], s["features"]),
     torch_args=("x", "weight", "src", "dst"),
     triton_args=("x", "weight", "src", "rowptr"),
+    medium_shape={"nodes": 300, "features": 64, "edges": 2000},
     small_shapes=({"nodes": 7, "features": 9, "edges": 23},),
     edge_cases=(
         EdgeCase("no-edges", {"nodes": 7, "features": 9, "edges": 0}, make_inputs),

@@ -119,6 +119,7 @@ OP = Op(
     output_shape=lambda s: (s["n"], s["n"], s["channels"]),
     torch_args=("a", "b"),
     triton_args=("a", "b"),
+    medium_shape={"n": 24, "channels": 8},
     small_shapes=({"n": 7, "channels": 5},),
     cuda_variants={v.name: v for v in [
         CudaVariant("triangle_thread_per_output", "triangle", THREAD_PER_OUTPUT, "one thread per output element"),
