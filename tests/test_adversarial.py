@@ -13,7 +13,7 @@ from test_verified import cached_by_pointer, honest
 
 from fieldnote.core.errors import PipelineError
 from fieldnote.measure.build import cuda as build
-from fieldnote.registry.ops import CudaVariant, LaunchContract
+from fieldnote.registry.ops import KernelVariant, LaunchContract
 from fieldnote.registry.ops.gelu import ELEMENTWISE
 from fieldnote.registry.ops.matmul import abc_mnk, tile_16x16_grid
 
@@ -49,7 +49,7 @@ def cheat_kernel(tmp_path: Path, name: str, op: str = "gelu", contract: LaunchCo
     cubin, _, _ = build.compile_source(CHEATS / f"{name}.cu", "sm_90")
     path = tmp_path / f"{name}.cubin"
     path.write_bytes(cubin)
-    return runner(op, "cuda", CudaVariant(name, op, contract, "a cheat"), path)
+    return runner(op, "cuda", KernelVariant(name, op, contract, "a cheat"), path)
 
 
 def spans(calls: dict):

@@ -10,7 +10,7 @@ from fieldnote.measure.build import builder, census, cuda, triton
 from fieldnote.registry.ops import OPS
 from fieldnote.registry.toolchains import TOOLCHAINS
 
-VARIANTS = [(op, v) for op in OPS for v in OPS[op].cuda_variants.values()]
+VARIANTS = [(op, v) for op in OPS for v in OPS[op].kernel_variants.values()]
 BROKEN = ROOT / "tests" / "cuda" / "matmul_cpasync_2buf_64x64_broken.cu"
 
 

@@ -39,7 +39,7 @@ def cuda_runner(tmp_path, op, variant, source=None):
 def implementations(tmp_path, op):
     yield "torch", runner(op, "torch")
     yield "triton", runner(op, "triton")
-    for variant in OPS[op].cuda_variants.values():
+    for variant in OPS[op].kernel_variants.values():
         yield variant.name, cuda_runner(tmp_path, op, variant)
 
 
@@ -57,7 +57,7 @@ def test_layernorm_rows_past_1024_floats_where_a_variant_takes_them(tmp_path):
     variant whose launch contract takes the shape."""
     wide = [{"rows": 3, "cols": 2052}, {"rows": 3, "cols": 2050}, {"rows": 2, "cols": 8192}]
     tried = 0
-    for variant in OPS["layernorm"].cuda_variants.values():
+    for variant in OPS["layernorm"].kernel_variants.values():
         shapes = [s for s in wide if not variant.contract.supports(s)]
         cases = [check.Case("wide", s, SEED, OPS["layernorm"].inputs(s, SEED)) for s in shapes]
         if cases:

@@ -14,7 +14,7 @@ SILU = {
     "src/fieldnote/registry/ops/silu.py": '''"""SiLU: y = x sigmoid(x) over a rows x cols tensor."""
 import numpy as np
 
-from .base import CudaVariant, LaunchContract, Op, cdiv, normal
+from .base import KernelVariant, LaunchContract, Op, cdiv, normal
 
 ONE_A_THREAD = LaunchContract(entry="silu_thread", block=(256, 1, 1),
                               grid=lambda s: (cdiv(s["rows"] * s["cols"], 256), 1, 1),
@@ -24,7 +24,7 @@ OP = Op(name="silu", title="SiLU", order=6, dims=("rows", "cols"),
         make_inputs=lambda rng, s: {"x": normal(rng, s["rows"], s["cols"])},
         output_shape=lambda s: (s["rows"], s["cols"]), torch_args=("x",),
         small_shapes=({"rows": 3, "cols": 257},), medium_shape={"rows": 33, "cols": 768},
-        cuda_variants={"silu_thread": CudaVariant("silu_thread", "silu", ONE_A_THREAD, "one thread an element")},
+        kernel_variants={"silu_thread": KernelVariant("silu_thread", "silu", ONE_A_THREAD, "one thread an element")},
         work=lambda s: (8 * s["rows"] * s["cols"], 4 * s["rows"] * s["cols"]))
 ''',
     "kernels/torch/silu.py": '''"""SiLU as a library user writes it."""

@@ -102,7 +102,7 @@ def test_every_variant_launches_within_cuda_grid_limits_at_every_shape_h200_001_
     launches = 0
     for op, spec in OPS.items():
         for shape in [ns.shapes[op], *ns.sweep[op]]:
-            for variant in spec.cuda_variants.values():
+            for variant in spec.kernel_variants.values():
                 contract = variant.contract
                 if contract.supports(shape):
                     continue

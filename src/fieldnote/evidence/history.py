@@ -5,7 +5,7 @@ from __future__ import annotations
 import pandas as pd
 
 from ..registry.subjects import adopted
-from ..registry.vocabulary import HAND_WRITTEN, OPS, hand_written, us
+from ..registry.vocabulary import HAND_WRITTEN, OP_TITLES, hand_written, us
 
 
 def hand_written_times(summary: pd.DataFrame) -> pd.Series:
@@ -16,9 +16,9 @@ def hand_written_times(summary: pd.DataFrame) -> pd.Series:
 
 def staged() -> list[str]:
     """The ops a progression shows, in the registry's order (Op.in_progression)."""
-    from ..registry.ops import OPS as SPECS
+    from ..registry.ops import OPS
 
-    return [op for op in OPS if SPECS[op].in_progression]
+    return [op for op in OP_TITLES if OPS[op].in_progression]
 
 
 def progression(summaries: dict[str, pd.DataFrame], changes: dict[str, str], ops=None):
@@ -30,7 +30,7 @@ def progression(summaries: dict[str, pd.DataFrame], changes: dict[str, str], ops
         row = {"Stage": f"`{namespace}`"}
         for op in ops:
             factor = "" if previous is None else f" (×{previous[op] / times[op]:.2f})"
-            row[f"{OPS[op]} (µs)"] = us(times[op]) + factor
+            row[f"{OP_TITLES[op]} (µs)"] = us(times[op]) + factor
         row["What changed at this stage"] = changes.get(namespace, "")
         rows.append(row)
         previous = times
@@ -66,13 +66,13 @@ def drift(baseline: tuple[pd.DataFrame, pd.DataFrame], current: tuple[pd.DataFra
     before, after = hand_written_times(baseline[0]), hand_written_times(current[0])
     rows = [{"op": op, "baseline_us": before[op], "current_us": after[op],
              "movement_pct": (float(us(after[op])) - float(us(before[op]))) / float(us(before[op])) * 100}
-            for op in OPS if op in same.index and same[op]
+            for op in OP_TITLES if op in same.index and same[op]
             and (op not in models[0] or op not in models[1] or models[0][op] == models[1][op])]
     return pd.DataFrame(rows, columns=["op", "baseline_us", "current_us", "movement_pct"])
 
 
 def drift_table(table: pd.DataFrame, baseline: str, current: str) -> pd.DataFrame:
-    return pd.DataFrame({"Operation": table["op"].map(OPS), f"`{baseline}` (µs)": table["baseline_us"].map(us),
+    return pd.DataFrame({"Operation": table["op"].map(OP_TITLES), f"`{baseline}` (µs)": table["baseline_us"].map(us),
                          f"`{current}` (µs)": table["current_us"].map(us),
                          "Movement": table["movement_pct"].map(lambda v: f"{v:+.1f}%")})
 
@@ -105,7 +105,7 @@ def peer_changes_table(table: pd.DataFrame, baseline: str, current: str) -> pd.D
     def launches(found):
         return "; ".join(f"`{k}` ({g} × {b})" for k, g, b in found) or "—"
 
-    return pd.DataFrame({"Operation": table["op"].map(OPS), "Peer": table["implementation"],
+    return pd.DataFrame({"Operation": table["op"].map(OP_TITLES), "Peer": table["implementation"],
                          f"Only in `{baseline}`": table["only_before"].map(launches),
                          f"Only in `{current}`": table["only_now"].map(launches)})
 

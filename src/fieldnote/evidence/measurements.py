@@ -165,7 +165,7 @@ def attempts(summary_all: pd.DataFrame, declared: list[dict], refused: dict[str,
     refused, rows = refused or {}, []
     for attempt in declared:
         column, other, name = METRICS[attempt["metric"]], attempt["compared_with"], attempt["variant"]
-        op = next(op for op, spec in OPS.items() if name in spec.cuda_variants)
+        op = next(op for op, spec in OPS.items() if name in spec.kernel_variants)
         by_name = summary_all[summary_all["op"] == op].set_index("subject")
         if name not in by_name.index and name not in refused:
             raise PipelineError(f"attempts: {name} ({op}) was not measured, and the sanitizer did not refuse it")

@@ -46,5 +46,5 @@ def _old_name(op: str, name: str, variants: dict, shapes: dict) -> dict:
     if implementation in IMPLEMENTATION_REGISTRY:
         chosen = variant_of(variants, op, implementation) if spec and op in variants else None
         return {"implementation": implementation, "variant": chosen or implementation, "shape": label or None}
-    known = spec.cuda_variants.get(implementation) if spec else None
+    known = spec.kernel_variants.get(implementation) if spec else None
     return {"implementation": known.toolchain if known else "cuda", "variant": implementation, "shape": label or None}

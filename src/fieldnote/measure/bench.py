@@ -95,7 +95,7 @@ def main(argv: list[str] | None = None, prog: str = "python -m fieldnote.measure
     parser.add_argument("--shape", help="key=value,... (default: the seed shape from config/config.yaml)")
     parser.add_argument("--counters", action="store_true", help="then Nsight Compute's counters of each subject")
     args = parser.parse_args(argv)
-    unknown = [n for n in args.subjects if n not in ("torch", "triton", "compiled", *OPS[args.op].cuda_variants)]
+    unknown = [n for n in args.subjects if n not in ("torch", "triton", "compiled", *OPS[args.op].kernel_variants)]
     if unknown:
         parser.error(f"no implementation or CUDA variant of {args.op} named {', '.join(unknown)}")
 

@@ -101,11 +101,11 @@ def _built(source) -> bytes:
 
 def _kernel(cubin: bytes, name: str, entry: str, grid: int, args):
     """A ceiling's kernel: `entry` of `cubin` on a 1-D grid of `grid` blocks of THREADS."""
-    from ..registry.ops import CudaVariant, LaunchContract
+    from ..registry.ops import KernelVariant, LaunchContract
     from .launch import CudaKernel
 
     contract = LaunchContract(entry=entry, block=(THREADS, 1, 1), grid=lambda s: (grid, 1, 1), args=args)
-    return CudaKernel(cubin, CudaVariant(name=name, op="ceiling", contract=contract, design=""))
+    return CudaKernel(cubin, KernelVariant(name=name, op="ceiling", contract=contract, design=""))
 
 
 @contextmanager

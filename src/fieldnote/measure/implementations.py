@@ -10,14 +10,14 @@ import os
 from collections.abc import Callable
 from pathlib import Path
 
-from ..registry.ops import OPS, CudaVariant
+from ..registry.ops import OPS, KernelVariant
 from ..registry.toolchains import TOOLCHAINS
 from . import kernels
 
 Runner = Callable[[dict, dict], object]  # (tensors incl. "out", shape) -> output tensor
 
 
-def runner(op: str, implementation: str, variant: CudaVariant | None = None, cubin: Path | None = None) -> Runner:
+def runner(op: str, implementation: str, variant: KernelVariant | None = None, cubin: Path | None = None) -> Runner:
     spec = OPS[op]
     if implementation == "torch":
         fn = kernels.function("torch", op)

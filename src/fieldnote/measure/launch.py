@@ -6,7 +6,7 @@ from pathlib import Path
 import torch
 
 from ..core.errors import PipelineError
-from ..registry.ops import CudaVariant, TensorMap
+from ..registry.ops import KernelVariant, TensorMap
 
 # A block may take more than 48 KiB of dynamic shared memory only once its kernel has opted in.
 DEFAULT_SHARED_LIMIT = 48 * 1024
@@ -43,7 +43,7 @@ def tensor_map(tensor: torch.Tensor, box: tuple[int, ...]):
 class CudaKernel:
     """A loaded cubin entry; calling it launches one grid for `shape` on torch's current stream."""
 
-    def __init__(self, cubin: Path | bytes, variant: CudaVariant):
+    def __init__(self, cubin: Path | bytes, variant: KernelVariant):
         from cuda.core import Device, ObjectCode
 
         self.device = Device(torch.cuda.current_device())

@@ -16,7 +16,7 @@ from jinja2.sandbox import SecurityError
 
 from ..core.errors import PipelineError
 from ..registry.subjects import adopted
-from ..registry.vocabulary import HAND_WRITTEN, IMPLEMENTATIONS, MEASURED, OPS, hand_written, us
+from ..registry.vocabulary import HAND_WRITTEN, IMPLEMENTATIONS, MEASURED, OP_TITLES, hand_written, us
 from . import note as tables_of
 from . import verdicts
 from .sandbox import MAX_RENDER_MEMORY, bounds, environment, stream
@@ -463,7 +463,7 @@ def render(template: Path, evidence: Evidence, generated: dict, figures: dict[st
     helpers.update(
         env_value=evidence.environment_value, spread=spread, listed=listed, table=table, figure=figure,
         claim=claims.claim, verdict=claims.verdict, has=lambda name: name in evidence.tables,
-        has_table=lambda name: name in generated, namespace=evidence.namespace, op_title=OPS,
+        has_table=lambda name: name in generated, namespace=evidence.namespace, op_title=OP_TITLES,
         impl_title=IMPLEMENTATIONS, config=evidence.config,
         stages=list((evidence.config.get("progression") or {}).get("namespaces", [])),
         verification=lambda: tables_of.verification(evidence.tables["spans"], imported),

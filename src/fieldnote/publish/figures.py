@@ -6,8 +6,8 @@ from pathlib import Path
 
 import pandas as pd
 
-from ..registry.ops import OPS as SPECS
-from ..registry.vocabulary import COLORS, IMPLEMENTATIONS, OPS, hand_written
+from ..registry.ops import OPS
+from ..registry.vocabulary import COLORS, IMPLEMENTATIONS, OP_TITLES, hand_written
 
 
 @cache
@@ -24,7 +24,7 @@ def pyplot():
 
 
 def _ops(summary: pd.DataFrame) -> list[str]:
-    return [op for op in OPS if op in set(summary["op"])]
+    return [op for op in OP_TITLES if op in set(summary["op"])]
 
 
 def _impls(summary: pd.DataFrame) -> list[str]:
@@ -47,7 +47,7 @@ def kernel_and_span(summary: pd.DataFrame, namespace: str):
                             [max(rows["span_round_max_us"].get(i, v) - v, 0) for i, v in pairs]]
             ax.bar(range(len(impls)), values, color=[COLORS[i] for i in impls], yerr=whiskers, capsize=3)
             ax.set_xticks(range(len(impls)), [IMPLEMENTATIONS[i] for i in impls], rotation=30, fontsize=8)
-            ax.set_title(OPS[op] if row == 0 else "", fontsize=9)
+            ax.set_title(OP_TITLES[op] if row == 0 else "", fontsize=9)
             if col == 0:
                 ax.set_ylabel(label)
     fig.suptitle(f"{namespace}: time inside the kernels (top) and around the call (bottom; whiskers: the range of "
@@ -64,7 +64,7 @@ def launches(summary: pd.DataFrame, namespace: str):
         rows = summary[summary["implementation"] == impl].set_index("op")
         ax.bar([x + k * width for x in range(len(ops))], [rows["launches"].get(op, 0) for op in ops], width,
                label=IMPLEMENTATIONS[impl], color=COLORS[impl])
-    ax.set_xticks([x + 0.4 - width / 2 for x in range(len(ops))], [OPS[op].replace(" ", "\n", 1) for op in ops],
+    ax.set_xticks([x + 0.4 - width / 2 for x in range(len(ops))], [OP_TITLES[op].replace(" ", "\n", 1) for op in ops],
                   fontsize=8)
     ax.set_ylabel("kernel launches per call")
     ax.set_title(f"{namespace}: launches per iteration (captured launches / iterations)", fontsize=10)
@@ -94,7 +94,7 @@ def progression(stages: pd.DataFrame, ops=None, namespace: str | None = None):
         ax.set_xticks(range(len(rows)), rows["namespace"], fontsize=8, rotation=20, ha="right")
         ax.set_xlim(-0.5, len(rows) - 0.5)
         ax.set_ylabel("GPU kernel time (µs)")
-        ax.set_title(OPS[op], fontsize=10)
+        ax.set_title(OP_TITLES[op], fontsize=10)
         ax.set_ylim(0, rows["kernel_us"].max() * 1.25)
     if namespace:
         fig.suptitle(f"{namespace}: the hand-written kernel at each stage (the factor: that step's speed-up)",
@@ -120,13 +120,13 @@ def captions(progression: bool, sweep_ops) -> dict[str, str]:
         "launches": "Kernel launches per iteration: captured launches divided by captured iterations",
         **({"progression": "The hand-written kernel's GPU kernel time at each stage, with each step's speed-up "
                            "between the points"} if progression else {}),
-        **{f"sweep-{op}": f"{OPS[op]}: what each implementation achieves at each size of the sweep, against the "
-                          "roofline" for op in OPS if op in set(sweep_ops)},
+        **{f"sweep-{op}": f"{OP_TITLES[op]}: what each implementation achieves at each size of the sweep, against the "
+                          "roofline" for op in OP_TITLES if op in set(sweep_ops)},
     }
 
 
 def stage_values(stages: pd.DataFrame) -> pd.DataFrame:
-    return pd.DataFrame({"Stage": stages["namespace"], "Operation": stages["op"].map(OPS),
+    return pd.DataFrame({"Stage": stages["namespace"], "Operation": stages["op"].map(OP_TITLES),
                          "Kernel (µs)": stages["kernel_us"]})
 
 
@@ -153,9 +153,9 @@ def save(fig, folder: Path, name: str, values: pd.DataFrame | None = None) -> li
 def summary_values(summary: pd.DataFrame, columns: dict[str, str]) -> pd.DataFrame:
     """The values a summary figure draws: one row per op and implementation."""
     rows = summary[summary["implementation"].isin(_impls(summary))].copy()
-    rows["Operation"], rows["Implementation"] = rows["op"].map(OPS), rows["implementation"].map(IMPLEMENTATIONS)
+    rows["Operation"], rows["Implementation"] = rows["op"].map(OP_TITLES), rows["implementation"].map(IMPLEMENTATIONS)
     rows = rows.sort_values(["op", "implementation"], key=lambda c: c.map(
-        {**{o: i for i, o in enumerate(OPS)}, **{m: i for i, m in enumerate(IMPLEMENTATIONS)}}))
+        {**{o: i for i, o in enumerate(OP_TITLES)}, **{m: i for i, m in enumerate(IMPLEMENTATIONS)}}))
     return rows[["Operation", "Implementation", *columns]].rename(columns=columns)
 
 
@@ -179,14 +179,14 @@ def sweep(table: pd.DataFrame, op: str, roofline: dict, namespace: str | None = 
     x, y = ("flops", "achieved_tflops") if compute else ("bytes", "achieved_gbs")
     roof = roofline["fp32_tflops"] if compute else roofline["bandwidth_gbs"]
     fig, ax = pyplot().subplots(figsize=(8.4, 3.8), layout="constrained")  # the legend beside the axes, not on them
-    by = SPECS[op].sweep_lines_by  # a line per row width, or one line
-    widths = sorted({str(SPECS[op].parse_label(s)[by]) for s in rows["shape"]}, key=int) if by else [None]
+    by = OPS[op].sweep_lines_by  # a line per row width, or one line
+    widths = sorted({str(OPS[op].parse_label(s)[by]) for s in rows["shape"]}, key=int) if by else [None]
     for impl in [i for i in IMPLEMENTATIONS if i in set(rows["implementation"])]:
         for i, width in enumerate(widths):  # every width drawn, the line styles taken in turn
             style = LINE_STYLES[i % len(LINE_STYLES)]
             line = rows[rows["implementation"] == impl]
             if width is not None:
-                line = line[[str(SPECS[op].parse_label(s)[by]) == width for s in line["shape"]]]
+                line = line[[str(OPS[op].parse_label(s)[by]) == width for s in line["shape"]]]
             if line.empty:
                 continue
             line = line.sort_values(x)
@@ -208,7 +208,7 @@ def sweep(table: pd.DataFrame, op: str, roofline: dict, namespace: str | None = 
     ax.set_xlabel("FLOPs per call" if compute else "least bytes moved per call")
     ax.set_ylabel("achieved TFLOP/s" if compute else "achieved GB/s")
     ax.set_ylim(rows[y].min() / 1.5, max(roof, rows[y].max()) * 1.5)
-    ax.set_title(f"{namespace + ': ' if namespace else ''}{OPS[op]}, achieved against the roofline by size",
+    ax.set_title(f"{namespace + ': ' if namespace else ''}{OP_TITLES[op]}, achieved against the roofline by size",
                  fontsize=10)
     ax.legend(fontsize=7, loc="upper left", bbox_to_anchor=(1.01, 1), borderaxespad=0)
     return fig

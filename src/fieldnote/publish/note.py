@@ -9,28 +9,28 @@ import sys
 import pandas as pd
 
 from ..registry.subjects import adopted
-from ..registry.vocabulary import HAND_WRITTEN, IMPLEMENTATIONS, METRIC_NAMES, OPS, hand_written, us
+from ..registry.vocabulary import HAND_WRITTEN, IMPLEMENTATIONS, METRIC_NAMES, OP_TITLES, hand_written, us
 from . import verdicts
 from .verdicts import judging, largest_points, measured_as, outcome, peers, target_rows, verdict_table
 
 
 def ordered(frame: pd.DataFrame) -> pd.DataFrame:
-    return frame.assign(_o=frame["op"].map(list(OPS).index)).sort_values("_o", kind="stable").drop(columns="_o")
+    return frame.assign(_o=frame["op"].map(list(OP_TITLES).index)).sort_values("_o", kind="stable").drop(columns="_o")
 
 
 def kernel_and_span(summary: pd.DataFrame) -> pd.DataFrame:
     """Per op, the hand-written implementation's kernel time and mean span."""
     rows = ordered(summary[summary["implementation"] == hand_written(summary)])
-    return pd.DataFrame({"Operation": rows["op"].map(OPS), "Kernel (µs)": rows["kernel_us"].map(us),
+    return pd.DataFrame({"Operation": rows["op"].map(OP_TITLES), "Kernel (µs)": rows["kernel_us"].map(us),
                          "Span (µs)": rows["span_mean_us"].map(us)})
 
 
 def by_implementation(summary: pd.DataFrame, column: str, fmt=us) -> pd.DataFrame:
     """Ops down, implementations across: `column` of the summary (kernel_us, span_mean_us, launches)."""
     wide = summary.pivot(index="op", columns="implementation", values=column)
-    wide = wide.loc[[op for op in OPS if op in wide.index]]
+    wide = wide.loc[[op for op in OP_TITLES if op in wide.index]]
     impls = [i for i in IMPLEMENTATIONS if i in wide.columns]
-    out = pd.DataFrame({"Operation": [OPS[op] for op in wide.index]})
+    out = pd.DataFrame({"Operation": [OP_TITLES[op] for op in wide.index]})
     for impl in impls:
         out[IMPLEMENTATIONS[impl]] = [fmt(v) for v in wide[impl]]
     return out
@@ -50,7 +50,7 @@ def triton_census(census: pd.DataFrame) -> pd.DataFrame:
     """What the offline compile of each Triton kernel shows (registers, shared memory, loads by width)."""
     rows = ordered(census.drop_duplicates(["op", "arch"]).sort_values("arch", kind="stable"))
     return pd.DataFrame({
-        "Operation": rows["op"].map(OPS), "Kernel": "`" + rows["kernel"] + "`", "Arch": rows["arch"],
+        "Operation": rows["op"].map(OP_TITLES), "Kernel": "`" + rows["kernel"] + "`", "Arch": rows["arch"],
         "Warps": rows["num_warps"].astype(str), "Registers": rows["registers"].astype(str),
         "Shared (bytes)": rows["shared_bytes"].astype(str),
         "Global loads (32 / 128-bit)": rows["global_loads_32bit"].astype(str) + " / "
@@ -90,19 +90,20 @@ def control_band(capture_summary: pd.DataFrame) -> pd.DataFrame:
                                              f"{us(r.band_min_us)}–{us(r.band_max_us)}" for r in loaded.itertuples())
                      or "none"})
     rows = ordered(pd.DataFrame(rows))
-    return pd.concat([pd.DataFrame({"Operation": rows.pop("op").map(OPS)}), rows], axis=1)
+    return pd.concat([pd.DataFrame({"Operation": rows.pop("op").map(OP_TITLES)}), rows], axis=1)
 
 
 def attempts(table: pd.DataFrame) -> pd.DataFrame:
     """The attempts not adopted, each in its metric next to what it was compared with, in the same run."""
-    from ..registry.ops import OPS as SPECS
+    from ..registry.ops import OPS
 
     def design(name):
-        return SPECS[table.loc[table["attempt"] == name, "op"].iloc[0]].cuda_variants[name].design
+        return OPS[table.loc[table["attempt"] == name, "op"].iloc[0]].kernel_variants[name].design
 
     refused = table["refused"].fillna("") if "refused" in table else pd.Series("", index=table.index)
     return pd.DataFrame({
-        "Attempt": [f"{OPS[op]}: {design(a)} (`{a}`)" for op, a in zip(table["op"], table["attempt"], strict=True)],
+        "Attempt": [f"{OP_TITLES[op]}: {design(a)} (`{a}`)"
+                    for op, a in zip(table["op"], table["attempt"], strict=True)],
         "Metric": table["metric"].map(METRIC_NAMES),
         "Value": [f"not timed: {why}" if why else f"{us(v)} µs" for v, why in zip(table["value_us"], refused,
                                                                                    strict=True)],
@@ -115,10 +116,10 @@ def sweep(table: pd.DataFrame) -> pd.DataFrame:
     """Per op, its largest sweep point: each implementation's kernel time, what that achieves, and the fraction
     of the roof (bandwidth for memory-bound ops, FP32 FLOP/s for compute-bound ones)."""
     rows = []
-    for op in [o for o in OPS if o in set(table["op"])]:
+    for op in [o for o in OP_TITLES if o in set(table["op"])]:
         for r in largest_points(table, op).dropna(subset=["kernel_us"]).itertuples():
             achieved = (f"{r.achieved_tflops:.1f} TFLOP/s" if r.bound == "compute" else f"{r.achieved_gbs:.0f} GB/s")
-            rows.append({"Operation": OPS[op], "Shape": r.shape,
+            rows.append({"Operation": OP_TITLES[op], "Shape": r.shape,
                          "Implementation": implementation_name(r.implementation), "Kernel (µs)": us(r.kernel_us),
                          "Achieved": achieved,
                          "Of the roof": f"{r.fraction_of_roof:.0%}"})
@@ -138,10 +139,10 @@ def sweep_worst(table: pd.DataFrame, rows: pd.DataFrame | None = None) -> pd.Dat
     many of the op's points it is at least as fast as every peer (the `sweep` verdicts of `table`, or `rows`)."""
     rows = verdicts.sweep(table, table) if rows is None else rows
     out = []
-    for op in [o for o in OPS if o in set(rows["op"])]:
+    for op in [o for o in OP_TITLES if o in set(rows["op"])]:
         points = rows[rows["op"] == op]
         worst = points[points["worst"]].iloc[0]
-        out.append({"Operation": OPS[op], "Worst point": worst["shape"], "Ours (µs)": us(worst["value"]),
+        out.append({"Operation": OP_TITLES[op], "Worst point": worst["shape"], "Ours (µs)": us(worst["value"]),
                     "Best peer there": f"{IMPLEMENTATIONS[worst['versus']]}{from_source(worst['source'])}, "
                                        f"{us(worst['reference'])} µs",
                     "Ours / best peer": f"{worst['quotient']:.2f}",
@@ -180,7 +181,7 @@ def standing(summary: pd.DataFrame, shapes: dict, roofline: dict, rows: pd.DataF
     out = []
     for op, (ours, peers_us) in found.items():
         peer = best.loc[op] if op in best.index else None
-        out.append({"Operation": OPS[op], **{IMPLEMENTATIONS[i]: us(v) for i, v in peers_us.items()},
+        out.append({"Operation": OP_TITLES[op], **{IMPLEMENTATIONS[i]: us(v) for i, v in peers_us.items()},
                     IMPLEMENTATIONS[mine]: us(ours),
                     "Best peer": "" if peer is None else IMPLEMENTATIONS[peer["versus"]] + from_source(peer["source"]),
                     "Ours / best peer": "" if peer is None else f"{peer['quotient']:.2f}",
@@ -198,7 +199,7 @@ def peer_moves(tables: dict, rows: pd.DataFrame | None = None) -> pd.DataFrame:
                           *([verdicts.sweep(tables["sweep"], sweep_table)] if sweep_table is not None else [])])
     moved = rows[rows["kind"].isin(["standing", "sweep"]) & (rows["reference"] < rows["reference_this_run"])]
     return pd.DataFrame({
-        "Operation": moved["op"].map(OPS), "Shape": moved["shape"],
+        "Operation": moved["op"].map(OP_TITLES), "Shape": moved["shape"],
         "Verdict at": moved["kind"].map({"standing": "seed shape", "sweep": "sweep point"}), "L2": moved["cache"],
         "Best peer this run (µs)": moved["reference_this_run"].map(us), "Best known (µs)": moved["reference"].map(us),
         "Best known": [IMPLEMENTATIONS[p] + from_source(n) for p, n in zip(moved["versus"], moved["source"],
@@ -215,7 +216,7 @@ def against_targets(summary: pd.DataFrame, sweep_table: pd.DataFrame | None, tar
     peer and its TFLOP/s at named points, and its fraction of the bandwidth roof at the largest size where the op is
     memory-bound there. Each is judged on the unrounded value (`Judged`). A value the evidence lacks (no peer, no
     point of ours at that size) is "not measured", which is not met either."""
-    rows = [(OPS[op], target, measured, met) for op, target, measured, met, _ in
+    rows = [(OP_TITLES[op], target, measured, met) for op, target, measured, met, _ in
             target_rows(summary, sweep_table, targets, ceilings)]
     return pd.DataFrame(rows, columns=["Operation", "Target", "Measured", "Met"])
 
@@ -227,15 +228,16 @@ def targets_section(summary: pd.DataFrame, sweep_table: pd.DataFrame | None, tar
     measured: a miss the file says nothing of, or a limit it states for an op that missed nothing, is named in the
     note (and printed), not an error that would cost the run its note and archive."""
     table = against_targets(summary, sweep_table, targets, ceilings)
-    missed = [op for op in OPS if (table.loc[table["Operation"] == OPS[op], "Met"] != "met").any()]
+    missed = [op for op in OP_TITLES if (table.loc[table["Operation"] == OP_TITLES[op], "Met"] != "met").any()]
     limits = targets.get("limits", {})
-    stale = [op for op in OPS if op in limits and op not in missed]
-    said = [f"- **{OPS[op]}.** " + (" ".join(limits[op].split()) if op in limits else
+    stale = [op for op in OP_TITLES if op in limits and op not in missed]
+    said = [f"- **{OP_TITLES[op]}.** " + (" ".join(limits[op].split()) if op in limits else
                                      f"Not stated: the namespace file has no `targets.limits.{op}`.") for op in missed]
-    unsaid = [f"{OPS[op]} met every target; what the namespace file states limits it (`targets.limits.{op}`) is "
+    unsaid = [f"{OP_TITLES[op]} met every target; what the namespace file states limits it (`targets.limits.{op}`) is "
               "left out." for op in stale]
     for op in [op for op in missed if op not in limits]:
-        print(f"fieldnote: note: {OPS[op]} misses a target and key 'targets.limits.{op}' is missing", file=sys.stderr)
+        print(f"fieldnote: note: {OP_TITLES[op]} misses a target and key 'targets.limits.{op}' is missing",
+              file=sys.stderr)
     for line in unsaid:
         print(f"fieldnote: note: {line}", file=sys.stderr)
     at_points = ["Nsight Compute's counters at the sweep points the targets name, ours and the peer each is held "
@@ -260,7 +262,7 @@ def counters(table: pd.DataFrame, at_points: bool = False) -> pd.DataFrame:
     keys = ["op", "subject", "kernel"] if at_points else ["op", "kernel"]
     medians = ordered(table).groupby([*keys, "name"], sort=False)["value"].median().unstack("name")
     rows = medians.index.to_frame(index=False)
-    out = pd.DataFrame({"Operation": [OPS[op] for op in rows["op"]]})
+    out = pd.DataFrame({"Operation": [OP_TITLES[op] for op in rows["op"]]})
     if at_points:
         out["At"] = [f"`{subject}`" for subject in rows["subject"]]
     out["Kernel"] = [f"`{kernel}`" for kernel in rows["kernel"]]
@@ -350,7 +352,7 @@ def warm_and_cold(summary: pd.DataFrame) -> pd.DataFrame:
     """Per op and implementation, kernel time with the inputs left in L2 and with L2 flushed before each call,
     captured side by side in one session."""
     rows = in_table_order(summary.dropna(subset=["kernel_cold_us"]))
-    return pd.DataFrame({"Operation": rows["op"].map(OPS), "Implementation": rows["implementation"].map(
+    return pd.DataFrame({"Operation": rows["op"].map(OP_TITLES), "Implementation": rows["implementation"].map(
         implementation_name), "Warm L2 (µs)": rows["kernel_us"].map(us),
         "Cold L2 (µs)": rows["kernel_cold_us"].map(us),
         "Cold / warm": (rows["kernel_cold_us"] / rows["kernel_us"]).map("{:.2f}".format)})
@@ -363,8 +365,8 @@ def ceilings(table: pd.DataFrame) -> pd.DataFrame:
     from ..evidence.floors import COMPUTE, best
 
     rows, chosen, probes = [], best(table), best(table, COMPUTE)
-    for op in [o for o in OPS if o in set(table["op"])]:
-        row = {"Operation": OPS[op], "Traffic (MiB read + written)": "{:.2f} + {:.2f}".format(
+    for op in [o for o in OP_TITLES if o in set(table["op"])]:
+        row = {"Operation": OP_TITLES[op], "Traffic (MiB read + written)": "{:.2f} + {:.2f}".format(
             *(chosen.loc[(op, "warm"), k] / 2**20 for k in ("bytes_read", "bytes_written")))}
         for cache in [c for c in ("warm", "cold") if (op, c) in chosen.index]:
             c = chosen.loc[(op, cache)]
@@ -381,9 +383,9 @@ def _compute_ceiling(op: str, probes: pd.DataFrame) -> dict:
     """The op's precision contract, and per cache the fastest probe's rate, the compute floor it sets and the
     probe; a dash where the op has none (its work is all bytes)."""
     from ..evidence.floors import UNITS
-    from ..registry.ops import OPS as SPECS
+    from ..registry.ops import OPS
 
-    contract = SPECS[op].precision
+    contract = OPS[op].precision
     unit = UNITS[contract.unit]
     row = {"Contract": unit if contract.per_flop == 1 else f"{contract.per_flop} {unit} FLOPs a FLOP"}
     for cache in ("warm", "cold"):
@@ -404,7 +406,7 @@ def floors(summary: pd.DataFrame, table: pd.DataFrame, rows: pd.DataFrame | None
     rows = verdicts.floors(summary, table) if rows is None else rows
     compute, out = not best(table, COMPUTE).empty, []
     for r in in_table_order(summary[summary["op"].isin(set(table["op"]))]).itertuples():
-        row, flags = {"Operation": OPS[r.op], "Implementation": implementation_name(r.implementation)}, []
+        row, flags = {"Operation": OP_TITLES[r.op], "Implementation": implementation_name(r.implementation)}, []
         mine = rows[(rows["op"] == r.op) & (rows["implementation"] == r.implementation)]
         for cache in ("warm", "cold"):
             here, name = mine[mine["cache"] == cache], cache.capitalize()
@@ -450,7 +452,7 @@ def inductor_choices(checks: pd.DataFrame) -> pd.DataFrame:
     """What torch.compile generated for each op at the namespace's shape: the source's SHA-256 (its first twelve
     digits) and the Triton kernels it defines."""
     rows = ordered(checks.dropna(subset=["generated_sha256"]).drop_duplicates("op"))
-    return pd.DataFrame({"Operation": rows["op"].map(OPS), "Shape": rows["shape"],
+    return pd.DataFrame({"Operation": rows["op"].map(OP_TITLES), "Shape": rows["shape"],
                          "Generated source (SHA-256)": "`" + rows["generated_sha256"].str[:12] + "`",
                          "Kernels": rows["generated_kernels"].map(lambda k: ", ".join(f"`{n}`" for n in k.split())
                                                                   or "—")})
@@ -461,7 +463,7 @@ def compiled_tunes(tunes: pd.DataFrame) -> pd.DataFrame:
     kept (fastest) tune's, and what Inductor generated there."""
     rows = ordered(tunes)
     kept = rows[rows["kept"]].set_index("op")["gpu_us"]
-    return pd.DataFrame({"Operation": rows["op"].map(OPS), "Shape": rows["shape"], "Tune": rows["tune"],
+    return pd.DataFrame({"Operation": rows["op"].map(OP_TITLES), "Shape": rows["shape"], "Tune": rows["tune"],
                          "Median GPU time (µs)": rows["gpu_us"].map(us),
                          "Over the kept": (rows["gpu_us"] / rows["op"].map(kept)).map("{:.2f}".format),
                          "Generated source (SHA-256)": "`" + rows["generated_sha256"].str[:12] + "`",

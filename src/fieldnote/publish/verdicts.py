@@ -20,7 +20,7 @@ from itertools import pairwise
 
 import pandas as pd
 
-from ..registry.vocabulary import HAND_WRITTEN, IMPLEMENTATIONS, METRIC_NAMES, OPS, hand_written, us
+from ..registry.vocabulary import HAND_WRITTEN, IMPLEMENTATIONS, METRIC_NAMES, OP_TITLES, hand_written, us
 
 COLUMNS = ["namespace", "kind", "op", "shape", "cache", "implementation", "versus", "source", "what", "value",
            "value_low", "value_high", "reference", "reference_low", "reference_high", "reference_this_run",
@@ -91,9 +91,9 @@ def sweep(raw: pd.DataFrame, best: pd.DataFrame) -> pd.DataFrame:
 def floor_us(op: str, shape: dict, roofline: dict) -> float:
     """The roofline's least time at a shape: the op's least bytes at the bandwidth or its FLOPs at the FP32 peak,
     whichever is longer."""
-    from ..registry.ops import OPS as SPECS
+    from ..registry.ops import OPS
 
-    nbytes, flops = SPECS[op].work(shape)
+    nbytes, flops = OPS[op].work(shape)
     return max(nbytes / roofline["bandwidth_gbs"] / 1e3, flops / roofline["fp32_tflops"] / 1e6)
 
 
@@ -170,7 +170,7 @@ def across(views: dict, summary: pd.DataFrame, kernels: pd.DataFrame) -> pd.Data
         for (before, earlier), (stage, later) in pairwise(stages):
             old, new = _hand_written(earlier), _hand_written(later)
             rows += [_versus("progression", op, new.loc[op], old.loc[op], before) | {"source": stage}
-                     for op in OPS if op in new.index and op in old.index]
+                     for op in OP_TITLES if op in new.index and op in old.index]
     if "drift" in views:
         baseline, (base_summary, base_kernels) = views["drift"]
         unchanged = drift((base_summary, base_kernels), (summary, kernels))["op"]
@@ -189,7 +189,7 @@ def from_claims(kind: str, claims: pd.DataFrame) -> pd.DataFrame:
 def _op_of(claim: str) -> str | None:
     """The op a target's claim names ("Bias + GELU: ..."); none for a prediction (a variant's)."""
     title = claim.split(": ", 1)[0]
-    return next((op for op, name in OPS.items() if name == title), None)
+    return next((op for op, name in OP_TITLES.items() if name == title), None)
 
 
 def _assembled(namespace: str, tables: dict[str, pd.DataFrame], judged_summary: pd.DataFrame,
@@ -258,7 +258,7 @@ def peers(summary: pd.DataFrame, column: str = "kernel_us") -> tuple[str, dict[s
     mine = hand_written(summary)
     others = [i for i in IMPLEMENTATIONS if i in set(summary["implementation"]) and i not in HAND_WRITTEN]
     found = {}
-    for op in [o for o in OPS if o in set(summary["op"])]:
+    for op in [o for o in OP_TITLES if o in set(summary["op"])]:
         times = summary[summary["op"] == op].set_index("implementation")[column]
         found[op] = (times[mine], times.reindex(others))
     return mine, found
@@ -374,7 +374,7 @@ def target_claims(summary: pd.DataFrame, sweep_table: pd.DataFrame | None, targe
     """Each comparison a row of the targets table is judged by, as rows of the claims table (authored.Claims): the
     unrounded value and its target, and the margin, signed (negative past the target) and as a fraction of the
     target. A row met by either of two comparisons (the best peer, or the warm copy) has both."""
-    rows = [claim_row(f"{OPS[op]}: {target}", j.key, j.what, j.value, "<=" if j.at_most else ">=",
+    rows = [claim_row(f"{OP_TITLES[op]}: {target}", j.key, j.what, j.value, "<=" if j.at_most else ">=",
                       j.against or j.key, j.limit, j.verdict, j.margin, j.margin / j.limit, j.verdict == "met")
             for op, target, _, _, judged in target_rows(summary, sweep_table, targets, ceilings) for j in judged]
     return pd.DataFrame(rows, columns=CLAIM_COLUMNS)

@@ -98,7 +98,7 @@ class Namespace:
                  for impl in self.implementations_of(op)}
         for attempt in self.attempts:
             for name in (attempt["variant"], attempt["compared_with"]):
-                if name not in found and name in OPS[op].cuda_variants:
+                if name not in found and name in OPS[op].kernel_variants:
                     found[name] = {"implementation": OPS[op].variant(name).toolchain, "variant": name}
         return found
 
@@ -313,7 +313,7 @@ def variant_of(variants: dict, op: str, implementation: str) -> str | None:
     chosen = variants.get(op)
     if isinstance(chosen, dict):
         return chosen.get(implementation)
-    known = OPS[op].cuda_variants.get(chosen) if chosen else None
+    known = OPS[op].kernel_variants.get(chosen) if chosen else None
     return chosen if known is not None and known.toolchain == implementation else None
 
 
@@ -323,8 +323,8 @@ def _check_variants(variants: dict, selected: list[str], implementations: list[s
     for op, chosen in variants.items():
         for impl, variant in (chosen.items() if isinstance(chosen, dict) else [(None, chosen)]):
             key = f"{path}: key 'variants.{op}{'.' + impl if impl else ''}'"
-            if variant not in OPS[op].cuda_variants:
-                known = ", ".join(OPS[op].cuda_variants)
+            if variant not in OPS[op].kernel_variants:
+                known = ", ".join(OPS[op].kernel_variants)
                 raise PipelineError(f"{key}: unknown variant '{variant}' (known: {known})")
             toolchain = OPS[op].variant(variant).toolchain
             if impl is not None and toolchain != impl:
@@ -340,7 +340,7 @@ def _check_variants(variants: dict, selected: list[str], implementations: list[s
 def _check_attempts(attempts: tuple[dict, ...], implementations: list[str], path: Path) -> None:
     """An attempt is a hand-written variant of some op, compared with an implementation or a variant of the same
     op; its toolchain's implementation is one the namespace measures."""
-    variants = {v: op for op in OPS for v in OPS[op].cuda_variants}
+    variants = {v: op for op in OPS for v in OPS[op].kernel_variants}
     for i, attempt in enumerate(attempts):
         key = f"{path}: key 'attempts.{i}"
         op = variants.get(attempt["variant"])

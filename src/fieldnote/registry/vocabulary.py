@@ -7,7 +7,7 @@ from dataclasses import dataclass
 
 import pandas as pd
 
-from .ops import OPS as _SPECS
+from .ops import OPS
 
 
 @dataclass(frozen=True)
@@ -28,7 +28,7 @@ IMPLEMENTATION_REGISTRY = {i.name: i for i in (
     Implementation("ptx", "PTX", "#937860", True),  # hand-written PTX (toolchains.py: the second toolchain)
     Implementation("rust", "Rust", "#C44E52", True, measured=False),  # the original's cuda-oxide kernels, imported
 )}
-OPS = {name: op.title for name, op in _SPECS.items()}
+OP_TITLES = {name: op.title for name, op in OPS.items()}
 IMPLEMENTATIONS = {name: i.title for name, i in IMPLEMENTATION_REGISTRY.items()}
 COLORS = {name: i.colour for name, i in IMPLEMENTATION_REGISTRY.items()}
 HAND_WRITTEN = tuple(name for name, i in IMPLEMENTATION_REGISTRY.items() if i.hand_written)

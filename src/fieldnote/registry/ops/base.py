@@ -70,7 +70,7 @@ class LaunchContract:
 
 
 @dataclass(frozen=True)
-class CudaVariant:
+class KernelVariant:
     """A hand-written kernel that builds into a cubin: kernels/<toolchain>/<op>/<name>.<suffix> (CUDA C++ unless
     it names another toolchain of toolchains.py), launched by its contract."""
 
@@ -134,7 +134,7 @@ class Op:
     # op's CPU implementations there. Its first small shape where it names none.
     medium_shape: Shape | None = None
     edge_cases: tuple[EdgeCase, ...] = ()
-    cuda_variants: dict[str, CudaVariant] = field(default_factory=dict)
+    kernel_variants: dict[str, KernelVariant] = field(default_factory=dict)
     may_be_zero: tuple[str, ...] = ()  # dims a shape may set to 0 (a graph with no edges)
     # What the compute floor holds its kernel times to: the FLOPs of `work` on this unit (floors.py). Not the
     # contract of each implementation but the cheapest among them (the FP32 pipes' peak is no floor where one of
@@ -157,7 +157,7 @@ class Op:
         """What the op can be measured as: its torch reference (kernels/torch/<op>.py) and torch.compile of it,
         its Triton kernel where it has one, and each toolchain its hand-written variants are built with."""
         triton = ("triton",) if self.triton_args is not None else ()
-        return ("torch", *triton, "compiled", *sorted({v.toolchain for v in self.cuda_variants.values()}))
+        return ("torch", *triton, "compiled", *sorted({v.toolchain for v in self.kernel_variants.values()}))
 
     def label(self, shape: Shape) -> str:
         """The shape as the note writes it: 1024x1024x1024, 4096x768, ..."""
@@ -174,5 +174,5 @@ class Op:
         """Deterministic inputs: a fresh generator per op from `seed`, as the original project drew them."""
         return self.make_inputs(np.random.default_rng(seed), shape)
 
-    def variant(self, name: str) -> CudaVariant:
-        return self.cuda_variants[name]
+    def variant(self, name: str) -> KernelVariant:
+        return self.kernel_variants[name]

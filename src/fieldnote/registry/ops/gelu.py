@@ -1,7 +1,7 @@
 """Bias + GELU: y = gelu(x + bias) with the tanh approximation, x is rows x cols, bias is cols."""
 import numpy as np
 
-from .base import FP32_FMA, CudaVariant, LaunchContract, Op, cdiv, normal
+from .base import FP32_FMA, KernelVariant, LaunchContract, Op, cdiv, normal
 
 i32 = np.int32
 
@@ -78,22 +78,22 @@ OP = Op(
     triton_args=("x", "bias"),
     medium_shape={"rows": 33, "cols": 768},
     small_shapes=({"rows": 3, "cols": 257},),
-    cuda_variants={v.name: v for v in [
-        CudaVariant("gelu_bias_tanh", "gelu", ELEMENTWISE, "one thread per element, tanh approximation"),
-        CudaVariant("gelu_bias_sigmoid_vec4", "gelu", FOUR_PER_THREAD,
+    kernel_variants={v.name: v for v in [
+        KernelVariant("gelu_bias_tanh", "gelu", ELEMENTWISE, "one thread per element, tanh approximation"),
+        KernelVariant("gelu_bias_sigmoid_vec4", "gelu", FOUR_PER_THREAD,
                     "h200-001: four elements a thread as 128-bit loads and stores (when cols % 4 == 0), tanh "
                     "written as the logistic of 2u: one exp2 and one division"),
-        CudaVariant("gelu_bias_sigmoid_flat4", "gelu", FLAT_FOUR_PER_THREAD,
+        KernelVariant("gelu_bias_sigmoid_flat4", "gelu", FLAT_FOUR_PER_THREAD,
                     "h200-002: gelu_bias_sigmoid_vec4 for any width: x and y as float4 over the flat array "
                     "whatever cols is, only the bias read element by element where a row ends inside the four; "
                     "where cols % 4 == 0, vec4's float4 path alone, an entry of its own"),
-        CudaVariant("gelu_bias_sigmoid_vec8", "gelu", EIGHT_PER_THREAD,
+        KernelVariant("gelu_bias_sigmoid_vec8", "gelu", EIGHT_PER_THREAD,
                     "h200-001: as gelu_bias_sigmoid_vec4 with eight elements a thread, two float4 a block "
                     "width apart, both loads issued first"),
-        CudaVariant("gelu_bias_sigmoid_ptx", "gelu", ONE_PER_THREAD_PTX,
+        KernelVariant("gelu_bias_sigmoid_ptx", "gelu", ONE_PER_THREAD_PTX,
                     "hand-written PTX: one element a thread, gelu_bias_sigmoid_vec4's arithmetic (one ex2.approx, "
                     "one approximate division)", toolchain="ptx"),
-        CudaVariant("gelu_bias_sigmoid_rows", "gelu", QUAD_PER_THREAD_ROWS,
+        KernelVariant("gelu_bias_sigmoid_rows", "gelu", QUAD_PER_THREAD_ROWS,
                     "h200-001: vec4's arithmetic on a 2-D grid (a row a blockIdx.x, 64-thread blocks), so no "
                     "64-bit division finds the bias column; ex2.approx.ftz without exp2f's range fix-up"),
     ]},

@@ -3,7 +3,7 @@ import dataclasses
 
 import numpy as np
 
-from .base import THREE_TF32, CudaVariant, LaunchContract, Op, TensorMap, cdiv, normal, round_up
+from .base import THREE_TF32, KernelVariant, LaunchContract, Op, TensorMap, cdiv, normal, round_up
 
 i32 = np.int32
 
@@ -175,11 +175,11 @@ WGMMA_CPASYNC_64X128 = LaunchContract(entry="matmul_3xtf32_wgmma_cpasync_64x128"
                                       dynamic_shared_bytes=WGMMA_TMA_64.dynamic_shared_bytes)
 
 
-def wgmma_tma_variant(tile: str, policy: str, design: str) -> CudaVariant:
+def wgmma_tma_variant(tile: str, policy: str, design: str) -> KernelVariant:
     """A variant of the wgmma_tma family: its tile (`128x128` or `64x128`) and its policy suffix name it; its .cu
     file names the policy."""
     name = f"matmul_3xtf32_wgmma_tma_{tile}{policy}"
-    return CudaVariant(name, "matmul", wgmma_tma(name, int(tile.split("x")[0])), f"h200-002: {design}",
+    return KernelVariant(name, "matmul", wgmma_tma(name, int(tile.split("x")[0])), f"h200-002: {design}",
                        arch_specific=True)
 
 
@@ -202,19 +202,19 @@ WGMMA_TMA_VARIANTS = {v.name: v for v in [
                       "TMA loads and chains of two stages"),
     wgmma_tma_variant("64x128", "_ws_chain2_trunc", "as matmul_3xtf32_wgmma_tma_64x128_ws_chain2 with A's hi left as "
                       "loaded and lo the truncation's remainder"),
-    CudaVariant("matmul_3xtf32_wgmma_cpasync_64x128", "matmul", WGMMA_CPASYNC_64X128,
+    KernelVariant("matmul_3xtf32_wgmma_cpasync_64x128", "matmul", WGMMA_CPASYNC_64X128,
                 "h200-002: matmul_3xtf32_wgmma_tma_64x128_ws_chain2 for any shape: two producer warps copy the "
                 "tiles element by element with cp.async into the layout TMA's swizzle gives (zeros past the "
                 "matrix), two split A", arch_specific=True),
-    CudaVariant("matmul_3xtf32_wgmma_tma_padded", "matmul", padded("matmul_3xtf32_wgmma_tma_padded"),
+    KernelVariant("matmul_3xtf32_wgmma_tma_padded", "matmul", padded("matmul_3xtf32_wgmma_tma_padded"),
                 "h200-002: matmul_3xtf32_wgmma_tma where TMA can go; where it cannot (n or k not a multiple of 4), "
                 "A and B copied first into scratch rows of 16-byte strides, then the same wgmma path on the "
                 "copies, instead of the mma.sync kernel", arch_specific=True),
-    CudaVariant("matmul_3xtf32_wgmma_tma_splitk", "matmul", split_k("matmul_3xtf32_wgmma_tma_splitk"),
+    KernelVariant("matmul_3xtf32_wgmma_tma_splitk", "matmul", split_k("matmul_3xtf32_wgmma_tma_splitk"),
                 "h200-002: matmul_3xtf32_wgmma_tma where its tiles fill the GPU; where they leave SMs idle, K cut "
                 "into slices of at least two steps, each slice's product a batch of the family's batched entry, "
                 "the slices then summed in order by a second kernel", arch_specific=True),
-    CudaVariant("matmul_3xtf32_wgmma_tma", "matmul", WGMMA_TMA_64,
+    KernelVariant("matmul_3xtf32_wgmma_tma", "matmul", WGMMA_TMA_64,
                 "h200-002: matmul_3xtf32_wgmma_tma_128x128_ws_chain2_trunc where its tiles fill the GPU, "
                 "matmul_3xtf32_wgmma_tma_64x128_ws_chain2_trunc where they do not, h200-001's mma.sync kernel "
                 "where TMA cannot go (n or k not a multiple of 4): one cubin, three entries", arch_specific=True),
@@ -240,39 +240,39 @@ OP = Op(
     # one tile and a K long enough to be sliced (split-K), the last slice short
     small_shapes=({"m": 17, "n": 19, "k": 23}, {"m": 1, "n": 1, "k": 1}, {"m": 70, "n": 132, "k": 36},
                   {"m": 64, "n": 128, "k": 520}),
-    cuda_variants={v.name: v for v in [
-        CudaVariant("matmul_tiled_16x16", "matmul", TILED_16X16,
+    kernel_variants={v.name: v for v in [
+        KernelVariant("matmul_tiled_16x16", "matmul", TILED_16X16,
                     "16x16 shared tiles of A and B, one output per thread, K step 16"),
-        CudaVariant("matmul_regtile_64x64_k32", "matmul", REGTILE_64X64_K32,
+        KernelVariant("matmul_regtile_64x64_k32", "matmul", REGTILE_64X64_K32,
                     "64x64 block tile, 4x4 outputs per thread, 128-bit global loads, K step 32, "
                     "one shared buffer per operand"),
-        CudaVariant("matmul_regtile_64x64_k64_transposed", "matmul", REGTILE_64X64_K64_TRANSPOSED,
+        KernelVariant("matmul_regtile_64x64_k64_transposed", "matmul", REGTILE_64X64_K64_TRANSPOSED,
                     "as matmul_regtile_64x64_k32 plus 128-bit shared reads, A tile stored transposed "
                     "(row stride 68), K step 64 (33792 B shared)"),
-        CudaVariant("matmul_cpasync_2buf_64x64", "matmul", CPASYNC_2BUF_64X64,
+        KernelVariant("matmul_cpasync_2buf_64x64", "matmul", CPASYNC_2BUF_64X64,
                     "two shared buffers, next K tile in flight with cp.async (A 4-byte, B 16-byte), "
                     "wait_group(1), K step 32 per buffer, 64x64 tile, 4x4 outputs per thread"),
-        CudaVariant("matmul_3xtf32_mma_64x64", "matmul", MMA_3XTF32_64X64,
+        KernelVariant("matmul_3xtf32_mma_64x64", "matmul", MMA_3XTF32_64X64,
                     "h200-001: tensor cores (mma.sync m16n8k8 TF32) made FP32-accurate by the 3xTF32 split "
                     "(x = hi + lo; lo*hi + hi*lo + hi*hi), 64x64 tile, 4 warps of 32x32, two shared buffers "
                     "fed through registers, K step 32"),
-        CudaVariant("matmul_3xtf32_mma_64x64_masksplit", "matmul", MMA_3XTF32_64X64_MASKSPLIT,
+        KernelVariant("matmul_3xtf32_mma_64x64_masksplit", "matmul", MMA_3XTF32_64X64_MASKSPLIT,
                     "h200-001: as matmul_3xtf32_mma_64x64, split by masking (hi = x & ~0x1fff, lo = x - hi) "
                     "instead of two cvt.rna, the mma issued term by term across the 8 accumulator tiles"),
-        CudaVariant("matmul_3xtf32_mma_64x64_blocked", "matmul", MMA_3XTF32_64X64_BLOCKED,
+        KernelVariant("matmul_3xtf32_mma_64x64_blocked", "matmul", MMA_3XTF32_64X64_BLOCKED,
                     "h200-001: as matmul_3xtf32_mma_64x64_masksplit with hi rounded to nearest by integer "
                     "operations and each K step's 12 mma summed from zero, then added in FP32 (the tensor "
                     "core's accumulation truncates)"),
-        CudaVariant("matmul_3xtf32_mma_64x64_8warps", "matmul", MMA_3XTF32_64X64_8WARPS,
+        KernelVariant("matmul_3xtf32_mma_64x64_8warps", "matmul", MMA_3XTF32_64X64_8WARPS,
                     "h200-001: as matmul_3xtf32_mma_64x64_blocked with eight warps of 32x16 instead of four of "
                     "32x32, four warps a scheduler at 1024^3"),
-        CudaVariant("matmul_3xtf32_mma_64x64_presplit", "matmul", MMA_3XTF32_64X64_PRESPLIT,
+        KernelVariant("matmul_3xtf32_mma_64x64_presplit", "matmul", MMA_3XTF32_64X64_PRESPLIT,
                     "h200-001: as matmul_3xtf32_mma_64x64_blocked with each element split once, into (hi, lo) "
                     "pairs in shared memory as the tile is stored, K steps of 16"),
-        CudaVariant("matmul_3xtf32_mma_64x64_presplit_8warps", "matmul", MMA_3XTF32_64X64_PRESPLIT_8WARPS,
+        KernelVariant("matmul_3xtf32_mma_64x64_presplit_8warps", "matmul", MMA_3XTF32_64X64_PRESPLIT_8WARPS,
                     "h200-001: as matmul_3xtf32_mma_64x64_presplit with eight warps of 32x16 instead of four of "
                     "32x32"),
-        CudaVariant("matmul_3xtf32_wgmma_64x64", "matmul", WGMMA_3XTF32_64X64,
+        KernelVariant("matmul_3xtf32_wgmma_64x64", "matmul", WGMMA_3XTF32_64X64,
                     "h200-001: the 3xTF32 product of matmul_3xtf32_mma_64x64_presplit on warpgroup mma (wgmma "
                     "m64n64k8, sm_90a): A from registers, B transposed into shared memory and read by the tensor "
                     "core, each K step's mma running while the next tile is split and stored",

@@ -1,7 +1,7 @@
 """Neighbor aggregation over a CSR graph: out[dst[e]] += weight[e] * x[src[e]] for every edge e."""
 import numpy as np
 
-from .base import FP32_FMA, CudaVariant, EdgeCase, LaunchContract, Op, cdiv, normal
+from .base import FP32_FMA, EdgeCase, KernelVariant, LaunchContract, Op, cdiv, normal
 
 i32 = np.int32
 
@@ -57,8 +57,8 @@ OP = Op(
         EdgeCase("no-edges", {"nodes": 7, "features": 9, "edges": 0}, make_inputs),
         EdgeCase("duplicate-edges", {"nodes": 7, "features": 9, "edges": 23}, duplicate_edges),
     ),
-    cuda_variants={v.name: v for v in [
-        CudaVariant("neighbor_csr_row_feature", "neighbor", CSR_ROW_FEATURE, "one thread per (row, feature)"),
+    kernel_variants={v.name: v for v in [
+        KernelVariant("neighbor_csr_row_feature", "neighbor", CSR_ROW_FEATURE, "one thread per (row, feature)"),
     ]},
     work=work,
     may_be_zero=("edges",),

@@ -3,7 +3,7 @@ import dataclasses
 
 import numpy as np
 
-from .base import THREE_TF32, CudaVariant, LaunchContract, Op, TensorMap, cdiv, normal, round_up
+from .base import THREE_TF32, KernelVariant, LaunchContract, Op, TensorMap, cdiv, normal, round_up
 
 i32 = np.int32
 
@@ -121,19 +121,19 @@ OP = Op(
     triton_args=("a", "b"),
     medium_shape={"n": 24, "channels": 8},
     small_shapes=({"n": 7, "channels": 5},),
-    cuda_variants={v.name: v for v in [
-        CudaVariant("triangle_thread_per_output", "triangle", THREAD_PER_OUTPUT, "one thread per output element"),
-        CudaVariant("triangle_lane_channel_tile4x2", "triangle", LANE_CHANNEL_TILE4X2,
+    kernel_variants={v.name: v for v in [
+        KernelVariant("triangle_thread_per_output", "triangle", THREAD_PER_OUTPUT, "one thread per output element"),
+        KernelVariant("triangle_lane_channel_tile4x2", "triangle", LANE_CHANNEL_TILE4X2,
                     "h200-001: a lane per channel, so each load of a or b is one coalesced line; a warp owns a 4 x 2 "
                     "(i, j) tile, 8 accumulators, 6 loads per 8 FMAs, no shared memory"),
-        CudaVariant("triangle_smem_tile32x16", "triangle", SMEM_TILE32X16,
+        KernelVariant("triangle_smem_tile32x16", "triangle", SMEM_TILE32X16,
                     "h200-001: a matrix product per channel, 32 i x 16 j x 8 channels a block staged through "
                     "two shared buffers over k steps of 8, 4 x 4 outputs of one channel a thread"),
-        CudaVariant("triangle_3xtf32_mma", "triangle", MMA_3XTF32,
+        KernelVariant("triangle_3xtf32_mma", "triangle", MMA_3XTF32,
                     "h200-001: A_c B_c^T per channel on tensor cores (mma.sync TF32, 3xTF32 split, each k step "
                     "summed apart in FP32), 32 i x 16 j x 8 channels a block, a warp a channel, output staged "
                     "through shared memory"),
-        CudaVariant("triangle_3xtf32_wgmma", "triangle", BATCHED,
+        KernelVariant("triangle_3xtf32_wgmma", "triangle", BATCHED,
                     "h200-002: the channels' n x n x n products as one batched product on the matmul family's "
                     "wgmma mainloop (3xTF32, TMA, a producer warpgroup and two consumer warpgroups, 64 x 128 or "
                     "128 x 128 tiles), a and b first packed channel-major (b transposed, rows padded to whole K "
