@@ -104,7 +104,7 @@ def test_triton_layernorm_census_is_scalar_single_pass():
     assert row["registers"] > 0 and row["barriers"] >= 1
 
 
-@pytest.mark.parametrize("op", list(OPS))
+@pytest.mark.parametrize("op", [op for op in OPS if "triton" in OPS[op].implementations])
 def test_every_triton_kernel_compiles_offline(op):
     cubin, ptx, row = triton.census(kernels.load("triton", op), "sm_90")
     assert cubin[:4] == b"\x7fELF" and ".target sm_90" in ptx and row["registers"] > 0

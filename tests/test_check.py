@@ -42,7 +42,7 @@ def test_triton_kernels_pass_in_the_interpreter():
         "from fieldnote.registry.ops import OPS; "
         "from fieldnote.measure.triton_compat import fix_interpreter_scalar_index; "
         "fix_interpreter_scalar_index(); rows = []\n"
-        "for op in OPS:\n"
+        "for op in [op for op in OPS if 'triton' in OPS[op].implementations]:\n"
         "    t = check.run_checks(runner(op, 'triton'), op, 'triton', 'cpu', check.cases(op, {}, 7, None, True), "
         f"{TOL})\n"
         "    rows += t.to_dict('records')\n"
