@@ -76,6 +76,16 @@ def import_from_seed(path: Path) -> None:
 
 
 @pytest.fixture(scope="session")
+def replayed_original(tmp_path_factory) -> Path:
+    """A copy of the checkout with results/original-mage-006 rebuilt from its shipped archive: no GPU, nothing
+    from outside the checkout (the import from ../shared/seed-evidence makes the same bundle: imported_original)."""
+    project = copy_project(tmp_path_factory.mktemp("replayed-original"))
+    run = snakemake(project, "--cores", "2", "results/original-mage-006")
+    assert run.returncode == 0, run.stderr
+    return project
+
+
+@pytest.fixture(scope="session")
 def imported_original(tmp_path_factory) -> Path:
     """A copy of the checkout whose original namespaces import from ../shared/seed-evidence, with
     results/original-mage-006 rendered once for the tests that read it (and copy it to edit)."""

@@ -56,7 +56,8 @@ def test_triton_kernels_pass_in_the_interpreter():
     assert run.returncode == 0, run.stderr
     table = pd.DataFrame(json.loads(run.stdout.splitlines()[-1]))
     assert table["passed"].all(), table.to_string()
-    assert set(table["op"]) == set(OPS) and {"edge:constant-rows", "wide"} <= set(table["case"])
+    assert set(table["op"]) == {op for op in OPS if "triton" in OPS[op].implementations}
+    assert {"edge:constant-rows", "wide"} <= set(table["case"])
 
 
 def test_an_unwritten_element_fails():
