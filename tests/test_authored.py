@@ -17,7 +17,11 @@ def test_identifiers_with_digits_pass(text):
 
 @pytest.mark.parametrize("text, number", [("about 69 µs", "69"), ("4 x 4 tiles", "4"), ("1e-7 error", "1e-7"),
                                           ("a 1024x768 shape", "1024x768"), ("a 7–10% gap", "7"),
-                                          ("68.62.", "68.62")])
+                                          ("68.62.", "68.62"),
+                                          # a number dressed as a word: a measure, or set in code type
+                                          ("it took 46us", "46us"), ("1.05x faster", "1.05x"),
+                                          ("a 6.22-us kernel", "6.22-us"), ("76% of the roof", "76%"),
+                                          ("`46.12` µs", "46.12"), ("`1.05x`", "1.05x"), ("2 GB/s", "2")])
 def test_a_typed_number_is_found(text, number):
     assert typed_numerals(text)[0] == number
 

@@ -161,22 +161,30 @@ def template_line(template: str) -> int:
 # --- typed numerals --------------------------------------------------------------------------------------------
 
 # A numeral in prose passes only inside an identifier: a word that holds a letter and is neither a number
-# (1e-7) nor a shape (4x4, 1024x768), such as sm_90, mage-006, 3xTF32, 128-bit, H200; after `#` (an issue or pull
-# request); or inside `backticks` (code). Every other numeral is a number typed by hand.
-_WORD = re.compile(r"[#\w.+-]*\d[\w.+-]*")
-_CODE = re.compile(r"`[^`\n]*`")
+# (1e-7), a shape (4x4, 1024x768) nor a measure (46us, 1.05x, 6.22-us, 76%), such as sm_90, mage-006, 3xTF32,
+# 128-bit, H200; after `#` (an issue or pull request); or inside `backticks` as code, not as a number or a measure
+# set in code type. Every other numeral is a number typed by hand.
+_WORD = re.compile(r"[#\w.+%-]*\d[\w.+%-]*")
+_CODE = re.compile(r"`([^`\n]*)`")
 _SHAPE = re.compile(r"\d+(x\d+)+")
+_UNITS = "us|µs|ns|ms|s|x|×|%|b|kb|mb|gb|kib|mib|gib|gbs|gb/s|tb/s|flops|tflops|tflop/s|gflops|ghz|mhz|w"
+_MEASURE = re.compile(rf"\d+(?:\.\d+)?(?:e[+-]?\d+)?-?(?:{_UNITS})", re.IGNORECASE)
 
 
 def typed_numerals(text: str) -> list[str]:
-    found = []
+    found = [code for code in _CODE.findall(text) if _numeric(code.strip())]
     for word in _WORD.findall(_CODE.sub(" ", text)):
         word = word.strip(".+-")
         if not word or word.startswith("#") or not any(c.isdigit() for c in word):
             continue
-        if not re.search(r"[A-Za-z_]", word) or _SHAPE.fullmatch(word) or _is_number(word):
+        if _numeric(word) or not re.search(r"[A-Za-z_]", word):
             found.append(word)
     return found
+
+
+def _numeric(word: str) -> bool:
+    """A number, a shape or a measure: what a word is when it is a value, not a name."""
+    return bool(word) and (_is_number(word) or bool(_SHAPE.fullmatch(word) or _MEASURE.fullmatch(word)))
 
 
 def _is_number(word: str) -> bool:
