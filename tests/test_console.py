@@ -58,3 +58,28 @@ def test_the_report_carries_the_note_figures_and_tables_or_says_what_to_build(pr
     everything = snakemake(project, "--report", "all.html")  # every namespace: the others are not built here
     said = [line for line in everything.stderr.splitlines() if line.startswith("fieldnote:")]
     assert everything.returncode != 0 and len(said) == 1 and "is not built yet" in said[0], everything.stderr
+
+
+SCRIPTS = sorted((Path(__file__).parents[1] / "workflow" / "scripts").glob("*.py"))
+
+
+@pytest.mark.parametrize("script", SCRIPTS, ids=lambda p: p.stem)
+def test_a_job_imports_the_package_before_anything_slow(script):
+    """A Ctrl-C while a job imports pandas or torch was a traceback: the package's first import makes it one line
+    (fieldnote/__init__.py), so it comes first (workflow/scripts/ruff.toml orders it so)."""
+    import ast
+
+    imports = [n for n in ast.parse(script.read_text()).body if isinstance(n, ast.Import | ast.ImportFrom)]
+    first = imports[0]
+    assert (first.module if isinstance(first, ast.ImportFrom) else first.names[0].name).split(".")[0] == "fieldnote"
+
+
+def test_a_ctrl_c_once_the_package_is_imported_is_one_line():
+    import subprocess
+    import sys
+
+    run = subprocess.run([sys.executable, "-c", "import fieldnote; raise KeyboardInterrupt"],
+                         capture_output=True, text=True)
+    assert run.returncode != 0 and "Traceback" not in run.stderr
+    assert run.stderr.strip().splitlines() == [
+        "fieldnote: interrupted (Ctrl-C); what was being written is a temporary file, never published"]

@@ -1,8 +1,8 @@
-import sys
-from pathlib import Path
-
 from fieldnote.evidence.archive import pack, sha256_of
 from fieldnote.script import entry
+
+import sys
+from pathlib import Path
 
 
 @entry

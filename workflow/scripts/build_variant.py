@@ -1,12 +1,12 @@
 """Build one hand-written variant with its toolchain (toolchains.py): the cubin, its PTX and the resources report."""
-from pathlib import Path
-
 from fieldnote.core.io import write_bytes, write_json
 from fieldnote.core.progress import COMPILE, phase
 from fieldnote.measure.build import builder
 from fieldnote.registry.ops import OPS
 from fieldnote.registry.toolchains import TOOLCHAINS
 from fieldnote.script import entry
+
+from pathlib import Path
 
 
 @entry

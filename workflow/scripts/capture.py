@@ -1,15 +1,15 @@
 """Capture one op with one backend: nsys and cupti take every implementation in one session (kernels), ncu one
 implementation at a time (counters)."""
-import os
-import tempfile
-from pathlib import Path
-
 from fieldnote.core.io import write_table
 from fieldnote.core.progress import log as progress
 from fieldnote.core.progress import step
 from fieldnote.measure import gpu
 from fieldnote.registry.subjects import attributes, describe
 from fieldnote.script import entry
+
+import os
+import tempfile
+from pathlib import Path
 
 
 def raw_copy(w, name: str) -> Path | None:

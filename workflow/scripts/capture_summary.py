@@ -1,9 +1,9 @@
-import pandas as pd
-
 from fieldnote.core.io import write_table
 from fieldnote.evidence.measurements import control_band
 from fieldnote.evidence.summary import summarize
 from fieldnote.script import entry
+
+import pandas as pd
 
 
 @entry

@@ -1,10 +1,10 @@
 """The ceilings table: the copies of each op's traffic and the probes of its precision contract's unit timed in its
 capture session, per cache and configuration, each with the floor it sets for the op (floors.table)."""
-import pandas as pd
-
 from fieldnote.core.io import write_table
 from fieldnote.evidence.floors import table
 from fieldnote.script import entry
+
+import pandas as pd
 
 
 @entry

@@ -1,8 +1,8 @@
 """Run one (op, implementation) through the correctness gate; a failure fails the job, naming the case."""
+from fieldnote.script import entry
+
 import os
 from pathlib import Path
-
-from fieldnote.script import entry
 
 
 @entry

@@ -1,11 +1,11 @@
 """One namespace table of kernels from its captures' tables, of each only what ran inside a measurement range
 (capture/evidence.py); the captures' own tables in work/ keep the rest."""
-import pandas as pd
-
 from fieldnote.core.io import write_table
 from fieldnote.core.progress import log as progress
 from fieldnote.evidence.selection import measured
 from fieldnote.script import entry
+
+import pandas as pd
 
 
 @entry

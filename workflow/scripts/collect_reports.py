@@ -1,10 +1,10 @@
 """Concatenate per-job reports (JSON rows or Parquet tables) into one namespace table."""
+from fieldnote.core.io import write_table
+from fieldnote.script import entry
+
 import json
 
 import pandas as pd
-
-from fieldnote.core.io import write_table
-from fieldnote.script import entry
 
 
 @entry

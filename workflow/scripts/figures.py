@@ -1,9 +1,9 @@
+from fieldnote.publish import figures
+from fieldnote.script import entry
+
 from pathlib import Path
 
 import pandas as pd
-
-from fieldnote.publish import figures
-from fieldnote.script import entry
 
 
 @entry

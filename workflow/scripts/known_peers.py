@@ -1,11 +1,11 @@
 """The known_peers table: each peer's fastest kernel time the pinned archives recorded on this GPU model at this
 namespace's shapes (peers.known)."""
-import json
-
 from fieldnote.core.io import write_table
 from fieldnote.evidence.archive import Archive
 from fieldnote.publish.peers import known
 from fieldnote.script import entry
+
+import json
 
 
 @entry

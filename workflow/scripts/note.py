@@ -1,13 +1,13 @@
-import json
-from pathlib import Path
-
-import pandas as pd
-
 from fieldnote.core.errors import PipelineError
 from fieldnote.core.io import write_bytes, write_table
 from fieldnote.evidence import history
 from fieldnote.publish import authored, note, verdicts
 from fieldnote.script import entry
+
+import json
+from pathlib import Path
+
+import pandas as pd
 
 
 @entry

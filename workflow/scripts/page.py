@@ -1,8 +1,8 @@
-from pathlib import Path
-
 from fieldnote.core.io import write_bytes
 from fieldnote.publish import page
 from fieldnote.script import entry
+
+from pathlib import Path
 
 
 @entry

@@ -1,8 +1,8 @@
-from pathlib import Path
-
 from fieldnote.core.io import write_table
 from fieldnote.evidence.quotations import quoted_table
 from fieldnote.script import entry
+
+from pathlib import Path
 
 
 @entry

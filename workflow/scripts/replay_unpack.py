@@ -1,12 +1,12 @@
-from pathlib import Path
-
-import pandas as pd
-
 from fieldnote.core.io import write_bytes, write_table
 from fieldnote.evidence.archive import Archive, read_table
 from fieldnote.evidence.migrate import migrate
 from fieldnote.evidence.plausible import check_columns, check_plausible, check_required
 from fieldnote.script import entry
+
+from pathlib import Path
+
+import pandas as pd
 
 
 def table_of(name: str) -> str:

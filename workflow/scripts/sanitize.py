@@ -1,12 +1,12 @@
 """compute-sanitizer over one hand-written variant (sanitize.py): the table, whatever it found; the
 timing and capture jobs refuse a variant with an error."""
-import tempfile
-from pathlib import Path
-
 from fieldnote.core.io import write_table
 from fieldnote.core.progress import SANITIZE, phase, step
 from fieldnote.measure import gpu
 from fieldnote.script import entry
+
+import tempfile
+from pathlib import Path
 
 
 @entry

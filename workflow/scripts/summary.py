@@ -1,12 +1,12 @@
 """The summary table, per op and implementation of the namespace; with `attempts`, the attempts table from the same
 values (every subject's), and the sanitizer's reasons for any attempt its gate left out."""
-import pandas as pd
-
 from fieldnote.core.io import write_table
 from fieldnote.evidence.measurements import attempts, summary
 from fieldnote.measure.sanitize import refusals
 from fieldnote.registry.subjects import adopted
 from fieldnote.script import entry
+
+import pandas as pd
 
 
 @entry

@@ -1,23 +1,23 @@
 """Capture every sweep point of one op (each implementation at each shape) that passed its check, in one profiled
 session."""
-import tempfile
-
 from fieldnote.core.io import write_table
 from fieldnote.core.progress import step
 from fieldnote.measure import gpu
 from fieldnote.registry.subjects import attributes, describe
 from fieldnote.script import entry
 
+import tempfile
+
 
 @entry
 def main(snakemake):
     w, p = snakemake.wildcards, snakemake.params
     gpu.require(f"sweep_capture ({w.op})", f"results/{w.ns}")
-    import pandas as pd
-
     from fieldnote.evidence.sweep import passed
     from fieldnote.measure import capture
     from fieldnote.measure.capture import backends
+
+    import pandas as pd
 
     backend = backends.backend(p.backend)
     points = passed(p.points, pd.concat(map(pd.read_parquet, snakemake.input.checks)))

@@ -10,15 +10,15 @@ from fieldnote.script import entry
 def main(snakemake):
     w, p = snakemake.wildcards, snakemake.params
     gpu.require(f"sweep_check ({w.op})", f"results/{w.ns}")
-    from pathlib import Path
-
-    import pandas as pd
-
     from fieldnote.core.io import write_table
     from fieldnote.measure import check, gpulock
     from fieldnote.measure.implementations import runner
     from fieldnote.registry.ops import OPS
     from fieldnote.registry.subjects import attributes, describe
+
+    from pathlib import Path
+
+    import pandas as pd
 
     spec, tables, cases = OPS[w.op], [], {}
     for number, (name, s) in enumerate(p.points.items(), 1):

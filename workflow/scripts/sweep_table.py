@@ -1,11 +1,11 @@
 """The sweep table: kernel time per call at each point against the roofline, plus the points left out (a launch
 contract that does not take the shape, or a failed check)."""
-import pandas as pd
-
 from fieldnote.core.io import write_table
 from fieldnote.evidence.summary import summarize
 from fieldnote.evidence.sweep import failed_points, table
 from fieldnote.script import entry
+
+import pandas as pd
 
 
 @entry

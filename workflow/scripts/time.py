@@ -1,14 +1,14 @@
 """Spans of every subject of one op (implementations and attempts): eager, one event pair per call, and CUDA-graph
 replay."""
-from functools import partial
-
-import pandas as pd
-
 from fieldnote.core.io import write_table
 from fieldnote.core.progress import PREPARE, phase
 from fieldnote.measure import gpu
 from fieldnote.registry.subjects import attributes, describe
 from fieldnote.script import entry
+
+from functools import partial
+
+import pandas as pd
 
 
 @entry

@@ -1,8 +1,8 @@
 """torch.compile's tunes of one op at its seed shape, each in a fresh cache of its own (fieldnote/measure/tune.py)."""
-from pathlib import Path
-
 from fieldnote.measure import gpu
 from fieldnote.script import entry
+
+from pathlib import Path
 
 
 @entry

@@ -1,9 +1,9 @@
-import pandas as pd
-
 from fieldnote.core.io import write_table
 from fieldnote.evidence import history
 from fieldnote.publish import verdicts
 from fieldnote.script import entry
+
+import pandas as pd
 
 
 @entry
