@@ -8,7 +8,8 @@ from conftest import ROOT
 
 @pytest.mark.parametrize("argv, says", [
     (["foo", "torch"], "invalid choice: 'foo'"),
-    (["layernorm", "torch", "layernorm_warp_row_registerz"], "no implementation or CUDA variant of layernorm named"),
+    (["layernorm", "torch", "layernorm_warp_row_registerz"],
+     "no implementation or hand-written variant of layernorm named"),
     (["layernorm", "torch", "--shape", "rows=4,colz=8"], "--shape for layernorm names rows, cols"),
     (["layernorm", "torch", "--shape", "rows=4,cols"], "--shape takes key=value pairs"),
     (["layernorm", "torch", "--counters"], "--counters needs Nsight Compute"),  # PATH is empty: no ncu

@@ -95,9 +95,11 @@ def main(argv: list[str] | None = None, prog: str = "python -m fieldnote.measure
     parser.add_argument("--shape", help="key=value,... (default: the seed shape from config/config.yaml)")
     parser.add_argument("--counters", action="store_true", help="then Nsight Compute's counters of each subject")
     args = parser.parse_args(argv)
-    unknown = [n for n in args.subjects if n not in ("torch", "triton", "compiled", *OPS[args.op].kernel_variants)]
+    peers = [i for i in OPS[args.op].implementations if i in ("torch", "triton", "compiled")]
+    unknown = [n for n in args.subjects if n not in (*peers, *OPS[args.op].kernel_variants)]
     if unknown:
-        parser.error(f"no implementation or CUDA variant of {args.op} named {', '.join(unknown)}")
+        parser.error(f"no implementation or hand-written variant of {args.op} named {', '.join(unknown)} "
+                     f"(it has {', '.join(peers)} and its variants)")
 
     from ..core.paths import CONFIG
     from ..registry.config import load_defaults
