@@ -48,7 +48,7 @@ def config_readme() -> str:
     namespace, defaults = schema("namespace.schema.yaml"), schema("config.schema.yaml")
     lines = [INTRO, "## A namespace file: config/namespaces/<ns>.yaml", "", "| key | meaning |", "|---|---|"]
     lines += [_row(k, v, defaults) for k, v in namespace["properties"].items()]
-    lines += ["", "Either `implementations` and `variants`, or `evidence` (imported), or `archived` alone.", "",
+    lines += ["", "Either `ops`, `implementations` and `variants`, or `evidence` (imported), or `archived` alone.", "",
               "## The defaults: config/config.yaml", "", "| key | meaning |", "|---|---|"]
     lines += [_row(k, v, defaults) for k, v in defaults["properties"].items()]
     return "\n".join(lines) + "\n"

@@ -382,7 +382,10 @@ def resolve(name: str, path: Path, defaults: dict) -> Namespace:
         data = {"implementations": ["torch", "triton", "rust"], "variants": {}, **data}
     data = {"implementations": [], "variants": {}, **data}  # an archived namespace may say no more than `archived`
     variants = data["variants"]
-    selected = [op for op in OPS if op in data["ops"]]  # in the registry's order
+    # the ops it lists, in the registry's order (required of a namespace to be measured); an archived or imported
+    # file that lists none: those its archive or evidence holds, known once its archive is read (resolve_archived)
+    hand = any(i in TOOLCHAINS for i in data["implementations"])
+    selected = [op for op in OPS if op in data.get("ops", variants if hand else OPS)]
     for op in selected:
         if op not in shapes:
             raise PipelineError(f"{path}: key 'shapes.{op}' is missing (and config/config.yaml has no default shape "
