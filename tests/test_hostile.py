@@ -483,7 +483,7 @@ def test_what_killed_jobs_left_is_removed_by_the_next_run(built):
      "key 'tolerance.rtol': not a finite number"),
     (lambda p: p.write_text("implementations: [torch]\nvariants: {}\ntolerance: {atol: .inf}\n"),
      "key 'tolerance.atol': not a finite number"),
-    (lambda p: p.write_text("implementations: [torch]\nvariants: {}\nshapes: {gelu: {rows: 1000000000000, "
+    (lambda p: p.write_text("ops: [gelu]\nimplementations: [torch]\nvariants: {}\nshapes: {gelu: {rows: 1000000000000, "
                             "cols: 768}}\n"), "key 'shapes.gelu': 1000000000000x768 needs 5,722,045.9 GiB"),
     (lambda p: p.write_text("- a list\n"), "a namespace file is a mapping of keys, not a list"),
 ])
