@@ -39,10 +39,14 @@ def counted_points(n, subjects_of: Callable[[str], dict] | None = None) -> dict[
     return {op: points for op, points in found.items() if points}
 
 
+def triton_ops(n) -> list[str]:
+    """The namespace's ops measured as Triton kernels (those that have one): what the census reads."""
+    return [op for op in n.ops if "triton" in n.implementations_of(op)]
+
+
 def _measured(n) -> tuple[str, ...]:
     cuda = runs_hand_written(n)
-    triton = any("triton" in n.implementations_of(op) for op in n.ops)
-    conditional = {"resources": cuda, "census": triton, "sanitizer": cuda,
+    conditional = {"resources": cuda, "census": bool(triton_ops(n)), "sanitizer": cuda,
                    "ceilings": bool(n.capture.get("ceiling")), "compiled_tunes": bool(tuned_ops(n)),
                    "counters": bool(n.capture["ncu"]), "attempts": bool(n.attempts), "sweep_checks": bool(n.sweep),
                    "sweep_kernels": bool(n.sweep), "sweep": bool(n.sweep)}

@@ -68,7 +68,7 @@ rule census:
         reports=lambda w: expand(
             "work/build/{arch}/triton/{op}.json",
             arch=ns_of(w).census or [ns_of(w).arch],
-            op=triton_ops(ns_of(w)),
+            op=holdings.triton_ops(ns_of(w)),
         ),
     output:
         "work/{ns}/census.parquet",

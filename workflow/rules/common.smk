@@ -19,20 +19,17 @@ envvars:
 os.environ.setdefault("TORCHINDUCTOR_CACHE_DIR", str(Path("work/inductor-cache").resolve()))  # compile once
 os.environ.setdefault("TRITON_DEFAULT_FP_FUSION", "1")  # Triton's default since 2.x; silences 3.9's warning
 
-from fieldnote.measure import devices
-
 from fieldnote import holdings
-
-from fieldnote.registry import names
-
+from fieldnote.core.errors import STOP_MESSAGE, PipelineError, refusals
+from fieldnote.core.io import remove_leftovers
+from fieldnote.deps import closure, for_op
 from fieldnote.evidence import tables
 from fieldnote.evidence.archive import Archive, provenance, resolve_archived, source_files
 from fieldnote.evidence.bundle import recover_backup, stale_if_incomplete
-from fieldnote.registry.config import Namespace, check_config, load_namespaces, read_when_archived
-from fieldnote.deps import closure, for_op
-from fieldnote.core.errors import STOP_MESSAGE, PipelineError, refusals
-from fieldnote.core.io import remove_leftovers
+from fieldnote.measure import devices
 from fieldnote.measure.kernels import cached_sources
+from fieldnote.registry import names
+from fieldnote.registry.config import Namespace, check_config, load_namespaces, read_when_archived
 from fieldnote.registry.ops import OPS
 from fieldnote.registry.toolchains import TOOLCHAINS
 from fieldnote.registry.vocabulary import CHECKED_ON_CPU, MEASURED
@@ -155,11 +152,6 @@ def subjects_of(ns, op, names=None):
         for name, s in ns.subjects(op).items()
         if names is None or name in names
     }
-
-
-def triton_ops(ns):
-    """The namespace's ops measured as Triton kernels (those that have one)."""
-    return [op for op in ns.ops if "triton" in ns.implementations_of(op)]
 
 
 def triton_sources(op):
@@ -425,15 +417,11 @@ def sweep_ops(ns, table):
 
 def sweep_shapes(ns, op):
     """The labels of the shapes of an op's sweep that have a point (a shape every contract refuses has none)."""
-    from fieldnote.registry.ops import OPS
-
     return list(dict.fromkeys(OPS[op].label(p["shape"]) for p in sweep_points(ns, op)[0].values()))
 
 
 def sweep_points_at(ns, op, label):
     """The sweep points of an op at one shape: one sweep check job's."""
-    from fieldnote.registry.ops import OPS
-
     points = {name: p for name, p in sweep_points(ns, op)[0].items() if OPS[op].label(p["shape"]) == label}
     if not points:
         raise ValueError(f"{label} is not a shape of the {op} sweep of namespace {ns.name}")
@@ -463,8 +451,6 @@ def sweep_check_priority(wildcards):
     """The sweep checks of the op whose chain after them is the longest first (its sweep capture verifies every
     timed call, so its time goes with the bytes the sweep moves), each op's largest point before its others, the
     longest check of each (docs/pipeline-time.md, "The order of the GPU jobs")."""
-    from fieldnote.registry.ops import OPS
-
     sweep = ns_of(wildcards).sweep
 
     def moved(op):
