@@ -113,7 +113,8 @@ def test_the_prose_a_note_prints_from_a_namespace_file_types_no_number(path):
     from fieldnote.publish.authored import refuse_typed_prose
 
     data = yaml.safe_load(path.read_text())
-    refuse_typed_prose(str(path), data.get("description"), data.get("progression"), data.get("targets"))
+    refuse_typed_prose(str(path), data.get("description"), data.get("progression"), data.get("targets"),
+                       data.get("attempts"))
 
 
 def archived_namespace(tmp_path, monkeypatch, name: str, edit):

@@ -15,6 +15,9 @@ note_of = authored.generated_note  # the note of a namespace that names no templ
 FIXTURES = Path(__file__).parent / "fixtures"
 
 
+DECLARED = {"Target (declared)": "Target"}  # the targets table's column, read by name
+
+
 def h200_tables() -> dict[str, pd.DataFrame]:
     kernels = pd.read_parquet(FIXTURES / "h200-mage-006-kernels.parquet")
     spans = pd.read_parquet(FIXTURES / "h200-mage-006-spans.parquet")
@@ -81,6 +84,26 @@ def test_attempts_table_reads_each_value_and_its_comparison_from_one_summary():
     rows = note.markdown(note.attempts(table)).splitlines()
     assert "GPU kernel time | 6.90 µs | 5.40 µs for Triton, same run (1.28x)" in rows[2]
     assert "CUDA-event span (mean) | 13.50 µs | 12.70 µs for `layernorm_2warp_row_shared`, same run (1.06x)" in rows[3]
+
+
+def test_an_attempt_is_set_against_the_adopted_kernel_by_their_intervals_with_why_it_was_not_adopted():
+    """An attempt faster than the kernel the namespace adopted says so, and why it was not adopted where the
+    namespace declares it; one whose interval meets the adopted kernel's is not distinguishable from it."""
+    from fieldnote.evidence.measurements import attempts
+
+    measured = pd.DataFrame({"op": "layernorm", "implementation": ["triton", "cuda", "cuda", "cuda"],
+                             "subject": ["triton", "cuda", "layernorm_block96_rsqrt_rn", "layernorm_block192_one_quad"],
+                             "kernel_us": [5.47, 6.22, 5.76, 6.24], "kernel_low_us": [5.46, 6.21, 5.75, 6.20],
+                             "kernel_high_us": [5.48, 6.23, 5.77, 6.28], "span_mean_us": [20.0, 12.0, 13.0, 13.5]})
+    declared = [{"variant": "layernorm_block96_rsqrt_rn", "metric": "kernel", "compared_with": "triton",
+                 "why": "the stage keeps the original project's choice"},
+                {"variant": "layernorm_block192_one_quad", "metric": "kernel", "compared_with": "cuda"}]
+    table = attempts(measured, declared)
+    assert table["against_adopted"].tolist() == ["below", "not distinguishable"]
+    rows = note.markdown(note.attempts(table)).splitlines()
+    assert rows[2].endswith("| faster than CUDA C++'s 6.22 µs; not adopted: the stage keeps the original project's "
+                            "choice |"), rows[2]
+    assert rows[3].endswith("| not distinguishable from CUDA C++'s 6.22 µs |"), rows[3]
 
 
 def test_an_attempt_the_sanitizer_left_out_has_no_value_and_says_why():
@@ -151,7 +174,7 @@ def test_targets_say_by_how_much_each_is_missed_and_a_miss_needs_its_limit():
     summary, sweep = shipped_table("h200-001", "summary"), shipped_table("h200-001", "sweep")
     targets = {"best_peer_ratio": 0.80, "kernel_us": {"matmul": 44}, "roof_fraction": 0.75}
     rows = note.against_targets(summary, sweep, targets)
-    found = {(r.Operation, r.Target): (r.Measured, r.Met) for r in rows.itertuples()}
+    found = {(r.Operation, r.Target): (r.Measured, r.Met) for r in rows.rename(columns=DECLARED).itertuples()}
     assert found[("Matrix multiplication", "ours / best peer at most 0.80")] == ("0.83", "missed by 4%")
     assert found[("Matrix multiplication", "kernel at most 44.00 µs")] == ("46.12 µs", "missed by 5%")
     assert found[("Triangle contraction", "ours / best peer at most 0.80")] == ("0.76", "met")
@@ -179,7 +202,7 @@ def test_a_target_the_evidence_cannot_judge_is_not_measured_not_met():
         (summary["op"] != "triangle") | (summary["implementation"] == "cuda")))
     sweep = sweep[~((sweep["op"] == "gelu") & (sweep["implementation"] == "cuda") & (sweep["shape"] == "65536x4096"))]
     rows = note.against_targets(summary, sweep, {"best_peer_ratio": 0.80, "roof_fraction": 0.75})
-    found = {(r.Operation, r.Target): (r.Measured, r.Met) for r in rows.itertuples()}
+    found = {(r.Operation, r.Target): (r.Measured, r.Met) for r in rows.rename(columns=DECLARED).itertuples()}
     assert found[("Triangle contraction", "ours / best peer at most 0.80")] == ("nan", "not measured")
     assert found[("Bias + GELU", "at 65536x4096, at least 75% of the bandwidth roof")] == ("", "not measured")
     text = "\n\n".join(note.targets_section(summary, sweep, {"best_peer_ratio": 0.80, "limits": {
@@ -242,7 +265,7 @@ def test_targets_at_named_sweep_points_read_the_sweep_and_refuse_a_point_it_lack
     targets = {"points": [{"op": "triangle", "shape": "512x32", "versus": "torch", "at_most": 0.80},
                           {"op": "neighbor", "shape": "1048576x64x16777216", "versus": "best_peer", "at_most": 0.75}],
                "tflops": [{"op": "matmul", "shape": "4096x4096x4096", "at_least": 90}]}
-    rows = note.against_targets(summary, sweep, targets).set_index(["Operation", "Target"])["Measured"]
+    rows = note.against_targets(summary, sweep, targets).set_index(["Operation", "Target (declared)"])["Measured"]
     triangle = at.loc[("triangle", "512x32", "cuda"), "kernel_us"] / at.loc[("triangle", "512x32", "torch"),
                                                                             "kernel_us"]
     assert rows[("Triangle contraction", "at 512x32, ours / PyTorch at most 0.80")] == f"{triangle:.2f}"
@@ -265,12 +288,12 @@ def test_the_seed_targets_read_cold_l2_and_the_copy_of_the_bytes():
                              "kernel_us": [times[("gelu", "cuda")] / 1.05, times[("layernorm", "cuda")] / 1.5]})
     targets = {"best_peer_ratio": 0.80, "warm_ceiling_margin": 0.10, "cold_best_peer_ratio": 0.80}
     rows = note.against_targets(cold, None, targets, ceilings)
-    warm = rows[rows["Target"].str.startswith("ours / best peer")].set_index("Operation")
+    warm = rows[rows["Target (declared)"].str.startswith("ours / best peer")].set_index("Operation")
     assert warm.loc["Bias + GELU", "Met"] == "met"
     assert warm.loc["Bias + GELU", "Measured"].endswith("1.05x the warm copy")
     assert warm.loc["LayerNorm", "Met"] != "met"  # 1.50x its copy, and behind the best peer
     ratio = times[("gelu", "cuda")] / times["gelu"].drop("cuda").min()
-    cold_rows = rows[rows["Target"].str.startswith("L2 cold")].set_index("Operation")
+    cold_rows = rows[rows["Target (declared)"].str.startswith("L2 cold")].set_index("Operation")
     assert cold_rows.loc["Bias + GELU", "Measured"] == f"{round(ratio * 0.6, 2):.2f}"
 
 
@@ -339,15 +362,20 @@ def test_a_value_that_rounds_to_its_target_but_lies_past_it_is_missed():
 
 
 def test_a_prediction_is_held_only_when_its_unrounded_value_lies_in_the_range():
-    """h200-001's GELU kernel at 5.0490 µs (shown 5.05): predicted from 5.05 it was faster than predicted, not held;
-    the claims table has the margin to the nearer bound."""
+    """h200-001's GELU kernel at 5.0490 µs (shown 5.05): predicted from 5.05 it did not hold, and its noise interval
+    reaches into the range, so it is not distinguishable from the prediction (not faster than it); predicted from
+    5.50 it was faster than predicted. The claims table has the margin to the nearer bound."""
     summary = shipped_table("h200-001", "summary")
     gelu = summary.set_index(["op", "implementation"]).loc[("gelu", "cuda")]
     assert f"{gelu['kernel_us']:.2f}" == "5.05" and gelu["kernel_us"] < 5.05
     prediction = {"variant": gelu["variant"], "metric": "kernel", "low_us": 5.05, "high_us": 6.0,
                   "made": "2026-11-29", "source": "docs/x.md, section 1"}
     table = note.against_predictions([prediction], summary, None)
-    assert (table["Measured (µs)"].iloc[0], table["Outcome"].iloc[0]) == ("5.05", "faster than predicted")
+    assert (table["Measured (µs)"].iloc[0], table["Outcome"].iloc[0]) == ("5.05",
+                                                                           "not distinguishable from the prediction")
+    assert gelu["kernel_high_us"] >= 5.05
+    faster = note.against_predictions([{**prediction, "low_us": 5.5}], summary, None)["Outcome"].iloc[0]
+    assert faster == "faster than predicted"
     assert note.against_predictions([{**prediction, "low_us": 5.04}], summary, None)["Outcome"].iloc[0] == "held"
     row = verdicts.prediction_claims([prediction], summary, None).iloc[0]
     assert (row["key"], row["relation"], row["right_low"], row["right_high"]) == ("predictions.0", "in", 5.05, 6.0)

@@ -110,6 +110,17 @@ def test_the_implementations_a_namespace_may_list_come_from_the_implementation_r
         resolve("imported-only", path, load_defaults(ROOT / "config" / "config.yaml"))
 
 
+def test_design_strings_carry_no_typed_number():
+    """A note prints each variant's design in its attempts and stages tables: prose, its geometry in words, with no
+    number typed by hand (a build's registers, shared bytes or blocks an SM are the resources table's)."""
+    from fieldnote.publish.authored import typed_numerals
+    from fieldnote.registry.ops import OPS
+
+    typed = {v.name: typed_numerals(v.design) for op in OPS.values() for v in op.kernel_variants.values()}
+    offenders = {name: found for name, found in typed.items() if found != []}
+    assert offenders == {}, f"design strings with typed numbers (variant: numerals): {offenders}"
+
+
 # The second toolchain's worked example: hand-written PTX through nvJitLink. Its files, and nothing else:
 #   src/fieldnote/registry/toolchains.py            the toolchain (where its sources live, which module builds them)
 #   src/fieldnote/registry/vocabulary.py            the implementation `ptx` (title, colour, hand-written)

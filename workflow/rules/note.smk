@@ -75,6 +75,7 @@ rule note:
         shapes=lambda w: ns_of(w).shapes,
         roofline=lambda w: ns_of(w).roofline if ns_of(w).sweep else None,
         targets=lambda w: ns_of(w).targets,
+        attempts=lambda w: list(ns_of(w).attempts),
         namespace_file=lambda w: ns_of(w).file,
         provenance=lambda w: provenance(ns_of(w)),
         template=lambda w: note_template(w.ns),

@@ -16,7 +16,7 @@ def main(snakemake):
     tables = {name: pd.read_parquet(i[name]) for name in p.tables}
     environment = json.loads(open(i.environment).read())
     roofline = (p.shapes, p.roofline) if p.roofline else None
-    authored.refuse_typed_prose(p.namespace_file, p.description, p.progression, p.targets)
+    authored.refuse_typed_prose(p.namespace_file, p.description, p.progression, p.targets, p.attempts)
     views = history.views(p.progression, p.drift, i.get("progression", ()), i.get("drift", ()))
     predictions = tuple((p.config or {}).get("predictions") or ())
     try:

@@ -503,7 +503,7 @@ def _pinned(ns) -> Archive:
         raise PipelineError(f"{ns.file}: key 'archived': {ns.archived} records namespace {archive.namespace!r}, "
                             f"not {ns.name!r}")
     stated = reading(ns.stated or {})
-    recorded = archive.resolved()
+    recorded = reading(archive.resolved())  # its prose is not its measurement: the file may reword it
     shapes = recorded.get("shapes", {})
     recorded.setdefault("ops", [op for op in OPS if op in shapes])  # what it measured, in the registry's order
     found = contradicts(stated, recorded)

@@ -6,6 +6,7 @@ import pandas as pd
 
 from ..core.errors import PipelineError
 from ..registry.subjects import COLUMNS
+from ..registry.vocabulary import hand_written
 from .summary import in_ranges
 
 KEY = ["op", "subject"]
@@ -153,6 +154,19 @@ def control_band(capture_summary: pd.DataFrame, margin: float) -> pd.DataFrame:
 
 
 METRICS = {"kernel": "kernel_us", "span": "span_mean_us"}
+# each metric's noise interval in the summary: the kernel time's bootstrap, the span's range of round means
+INTERVALS = {"kernel": ("kernel_low_us", "kernel_high_us"), "span": ("span_round_min_us", "span_round_max_us")}
+
+
+def compare(left: tuple[float, float], right: tuple[float, float]) -> tuple[str, float]:
+    """below, above or not distinguishable, by two noise intervals, and the margin: how far apart they are
+    (negative where they overlap)."""
+    (l_low, l_high), (r_low, r_high) = left, right
+    if l_high < r_low:
+        return "below", r_low - l_high
+    if l_low > r_high:
+        return "above", l_low - r_high
+    return "not distinguishable", -min(l_high - r_low, r_high - l_low)
 
 
 def attempts(summary_all: pd.DataFrame, declared: list[dict], refused: dict[str, str] | None = None) -> pd.DataFrame:
@@ -170,9 +184,30 @@ def attempts(summary_all: pd.DataFrame, declared: list[dict], refused: dict[str,
         if name not in by_name.index and name not in refused:
             raise PipelineError(f"attempts: {name} ({op}) was not measured, and the sanitizer did not refuse it")
         value, compared = by_name[column].get(name, float("nan")), by_name.loc[other, column]
+        low, high = noise(by_name.loc[name], attempt["metric"]) if name in by_name.index else (float("nan"),) * 2
         rows.append({"op": op, "attempt": name, "metric": attempt["metric"], "value_us": value,
-                     "compared_with": other, "compared_us": compared, "ratio": value / compared,
+                     "low_us": low, "high_us": high, "compared_with": other, "compared_us": compared,
+                     "ratio": value / compared,
+                     **against_adopted(by_name, name, attempt["metric"]), "why": attempt.get("why", ""),
                      "refused": "" if name in by_name.index else refused[name]})
     table = pd.DataFrame(rows)
     # a run with no attempt left out keeps the table as it was before the column (archives replay to the byte)
     return table if (table["refused"] != "").any() else table.drop(columns="refused")
+
+
+def against_adopted(by_name: pd.DataFrame, name: str, metric: str) -> dict:
+    """An attempt against the kernel the namespace adopted for its op, in the attempt's metric, measured in the same
+    run: the adopted value, and below (faster), above (slower) or not distinguishable by the two noise intervals."""
+    adopted = hand_written(by_name) if "implementation" in by_name else None
+    if name not in by_name.index or adopted not in by_name.index:
+        return {"adopted": adopted, "adopted_us": float("nan"), "against_adopted": ""}
+    mine, theirs = by_name.loc[name], by_name.loc[adopted]
+    verdict, _ = compare(noise(mine, metric), noise(theirs, metric))
+    return {"adopted": adopted, "adopted_us": theirs[METRICS[metric]], "against_adopted": verdict}
+
+
+def noise(row: pd.Series, metric: str) -> tuple[float, float]:
+    """A summary row's noise interval in a metric; its value, as a point, where the row records none."""
+    value = row[METRICS[metric]]
+    low, high = (row.get(c, float("nan")) for c in INTERVALS[metric])
+    return (value, value) if pd.isna(low) or pd.isna(high) else (low, high)

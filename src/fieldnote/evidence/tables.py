@@ -151,6 +151,12 @@ REGISTRY = (
         c("op attempt metric", "", "the op, the attempt's variant, `kernel` (kernel_us) or `span` (span_mean_us)"),
         c("value_us compared_with compared_us ratio", "µs", "its value, what it is compared with and that value, "
                                                             "value / compared"),
+        c("low_us high_us", "µs", "the attempt's noise interval in its metric (the summary's: kernel time's "
+                                  "bootstrap, the span's range of round means)"),
+        c("adopted adopted_us against_adopted", "µs", "the implementation the namespace adopted for the op, its "
+                                                      "value, and the attempt against it by their intervals: "
+                                                      "below, above or not distinguishable"),
+        c("why", "", "why it was not adopted, as the namespace file declares it; empty where it declares nothing"),
         c("refused", "", "why it has no value: the sanitizer's finding, where the gate left it out of the timing; "
                          "empty otherwise; only in a run where the gate left an attempt out"),
     ), derived=True),
@@ -287,7 +293,7 @@ OPTIONAL = {name: frozenset(columns.split()) for name, columns in {
     "capture_summary": "cache gpu_index gpu_uuid gpu_name",
     "summary": "kernel_low_us kernel_high_us kernel_cold_us kernel_cold_low_us kernel_cold_high_us "
                "span_round_min_us span_round_max_us",
-    "attempts": "refused",
+    "attempts": "refused low_us high_us adopted adopted_us against_adopted why",  # absent before the verdicts
     "ceilings": "kind unit flops tflops unit_flops floor_us floor_low_us floor_high_us",
     "claims": "key relative_margin",
     "sweep": "reason kernel_low_us kernel_high_us captures",

@@ -12,9 +12,11 @@ from pathlib import Path
 
 import jinja2
 import pandas as pd
+from jinja2 import nodes
 from jinja2.sandbox import SecurityError
 
 from ..core.errors import PipelineError
+from ..evidence.measurements import compare
 from ..registry.subjects import adopted
 from ..registry.vocabulary import HAND_WRITTEN, IMPLEMENTATIONS, MEASURED, OP_TITLES, hand_written, us
 from . import note as tables_of
@@ -82,12 +84,7 @@ JUDGED = {"targets": "target", "predictions": "prediction"}
 def judge(left: Number, right: Number) -> tuple[str, float]:
     """below, above or not distinguishable, and the margin: how far apart the two intervals are (negative where
     they overlap)."""
-    (l_low, l_high), (r_low, r_high) = left.interval, right.interval
-    if l_high < r_low:
-        return "below", r_low - l_high
-    if l_low > r_high:
-        return "above", l_low - r_high
-    return "not distinguishable", -min(l_high - r_low, r_high - l_low)
+    return compare(left.interval, right.interval)
 
 
 @dataclass
@@ -133,6 +130,11 @@ class Claims:
 
     def verdict(self, text: str, left: Number, right: Number) -> str:
         return self.record("branch", text, left, "~", right)
+
+    def claimed(self, text: str, left: Number, relation: str, right: Number, caller) -> str:
+        """`{% call claimed(text, a, "<", b) %}prose{% endcall %}`: the prose, which the claim covers."""
+        self.claim(text, left, relation, right)
+        return caller()
 
     def table(self, namespace: str) -> pd.DataFrame:
         columns = ["file", "line", "kind", "claim", "key", "left", "left_value", "left_low", "left_high", "relation",
@@ -205,10 +207,11 @@ def refuse_typed(text: str, where: str, first_line: int = 1) -> None:
 
 
 def refuse_typed_prose(namespace_file: str, description: str | None, progression: dict | None,
-                       targets: dict | None) -> None:
-    """The namespace file's prose a note prints (description, the progression's changes, what limits each miss)
-    holds no number typed by hand: one error naming file and key."""
+                       targets: dict | None, attempts=()) -> None:
+    """The namespace file's prose a note prints (description, the progression's changes, what limits each miss,
+    why an attempt was not adopted) holds no number typed by hand: one error naming file and key."""
     prose = {"description": description or "",
+             **{f"attempts.{i}.why": a["why"] for i, a in enumerate(attempts or ()) if a.get("why")},
              **{f"progression.changes.{k}": v for k, v in ((progression or {}).get("changes") or {}).items()},
              **{f"targets.limits.{k}": v for k, v in ((targets or {}).get("limits") or {}).items()}}
     for key, text in prose.items():
@@ -220,6 +223,51 @@ def refuse_typed_in_template(source: str, path: str, environment: jinja2.Environ
     for line, kind, value in environment.lex(source):
         if kind == "data":
             refuse_typed(value, path, line)
+
+
+# --- comparative words ----------------------------------------------------------------------------------------
+
+# Words that compare or explain one measurement by another. In a template's text they stand only where the evidence
+# decided them: in the branches of an `{% if %}` whose test is a verdict (`{% set v = verdict(...) %}`), in the
+# text a claim covers (`{% call claimed(...) %}`), or in the original project's account (`{% call history() %}`),
+# which the note marks as the original's. The list grows with use (docs/notes.md prints it).
+COMPARATIVE = ("faster", "slower", "quicker", "ahead", "behind", "beats", "beat", "outperforms", "better", "worse",
+               "steadier", "as steady", "stable", "settles", "settled", "settle", "follows", "near the", "close to",
+               "bound by", "bounded by", "bounds", "limited by", "lies above", "lies below", "is above", "is below",
+               "longer", "shorter", "matches", "stayed put", "lost to", "wins", "under load", "moved")
+_COMPARES = re.compile(r"\b(" + "|".join(w.replace(" ", r"\s+") for w in COMPARATIVE) + r")\b", re.IGNORECASE)
+
+
+def refuse_unjudged(source: str, path: str, env: jinja2.Environment) -> None:
+    """A comparative word in the template's text outside a verdict's branches or the original's history: one error
+    naming file, line and word."""
+    tree = env.parse(source)
+    verdicts_of = {a.target.name for a in tree.find_all(nodes.Assign)
+                   if isinstance(a.target, nodes.Name) and _calls(a.node, "verdict")}
+    _unjudged(tree, path, verdicts_of, judged=False)
+
+
+def _unjudged(node: nodes.Node, path: str, verdicts_of: set[str], judged: bool) -> None:
+    if isinstance(node, nodes.If) and (_calls(node.test, "verdict")
+                                       or any(n.name in verdicts_of for n in node.test.find_all(nodes.Name))):
+        judged = True
+    if isinstance(node, nodes.CallBlock) and (_calls(node.call, "history") or _calls(node.call, "claimed")):
+        judged = True
+    if isinstance(node, nodes.TemplateData) and not judged:
+        found = _COMPARES.search(node.data)
+        if found:
+            line = node.lineno + node.data[:found.start()].count("\n")
+            raise PipelineError(f"{path}: line {line}: {found.group(0)!r} compares, outside a claim or a verdict: "
+                                "word it in the branches of {% if v == ... %} over {% set v = verdict(...) %}, cover "
+                                "it with {% call claimed(...) %}, or mark the original's account with "
+                                "{% call history() %}")
+    for child in node.iter_child_nodes():
+        _unjudged(child, path, verdicts_of, judged)
+
+
+def _calls(node: nodes.Node, name: str) -> bool:
+    return any(isinstance(c.node, nodes.Name) and c.node.name == name
+               for c in ([node] if isinstance(node, nodes.Call) else []) + list(node.find_all(nodes.Call)))
 
 
 # --- the evidence, as a template reads it ----------------------------------------------------------------------
@@ -295,11 +343,11 @@ class Evidence:
         return spread([number(v, us(v), what) for v in values])
 
     def count(self, what: str) -> Number:
-        """captures (of one implementation in one cache state), samples, rounds or iterations (per round) of the
-        span timing, captured iterations, or the checks that passed."""
+        """captures (of one implementation by one backend in one cache state), samples, rounds or iterations (per
+        round) of the span timing, captured iterations, or the checks that passed."""
         spans, cs = self._table("spans", None), self._table("capture_summary", None)
         eager = spans[spans["mode"] == "eager"]
-        one = ["op", "subject", *(["cache"] if "cache" in cs else [])]
+        one = [c for c in ("op", "subject", "backend", "cache") if c in cs]  # as the control band counts
         values = {"captures": lambda: cs.groupby(one).size().max(),
                   "all_captures": lambda: len(cs[cs["backend"] == cs["backend"].iloc[0]]),
                   "samples": lambda: eager.groupby(["op", "subject"]).size().min(),
@@ -403,6 +451,15 @@ class Evidence:
                  for r in rows.itertuples()]
         return found[0] if len(found) == 1 else found
 
+    def history_of(self, caller) -> str:
+        """`{% call history() %}prose{% endcall %}`: what the original project did or concluded, told in our words and
+        marked as its account, with the source its quotations name."""
+        table = self._table("quoted", None)
+        source = re.match(r"(.*?) \((.*?),", table["provenance"].iloc[0])
+        if source is None:
+            raise PipelineError(f"quoted of {self.namespace}: the provenance names no source file")
+        return f"*In {source.group(1)} (`{source.group(2)}`):* {caller().strip()}"
+
     # derived
     @staticmethod
     def ratio(a: Number, b: Number) -> Number:
@@ -447,6 +504,7 @@ def render(template: Path, evidence: Evidence, generated: dict, figures: dict[st
     env.filters["kernel_of"] = lambda ns, op, impl=None: evidence.kernel(op, impl, ns)  # stages | map(...)
     source = template.read_text()
     refuse_typed_in_template(source, str(template), env)
+    refuse_unjudged(source, str(template), env)
     claims = Claims(str(template), name or str(template), judged=dict(judged or {}))
     placed = []
 
@@ -470,7 +528,8 @@ def render(template: Path, evidence: Evidence, generated: dict, figures: dict[st
         "quoted", "largest", "census_value", "clock", "has_environment", "ratio", "movement", "gap", "mine")}
     helpers.update(
         env_value=evidence.environment_value, spread=spread, listed=listed, table=table, figure=figure,
-        claim=claims.claim, verdict=claims.verdict, has=lambda name: name in evidence.tables,
+        claim=claims.claim, verdict=claims.verdict, claimed=claims.claimed, history=evidence.history_of,
+        has=lambda name: name in evidence.tables,
         has_table=lambda name: name in generated, namespace=evidence.namespace, op_title=OP_TITLES,
         impl_title=IMPLEMENTATIONS, config=evidence.config,
         stages=list((evidence.config.get("progression") or {}).get("namespaces", [])),

@@ -109,7 +109,19 @@ def attempts(table: pd.DataFrame) -> pd.DataFrame:
                                                                                    strict=True)],
         "Compared with": [f"{us(v)} µs for {implementation_name(c)}, same run" + ("" if why else f" ({r:.2f}x)")
                           for c, v, r, why in zip(table["compared_with"], table["compared_us"], table["ratio"],
-                                                  refused, strict=True)]})
+                                                  refused, strict=True)],
+        "Against the adopted kernel": [_against_adopted(r) for r in table.to_dict("records")]})
+
+
+# an attempt against the adopted kernel, worded from its verdict (evidence.measurements.against_adopted)
+AGAINST = {"below": "faster than", "above": "slower than", "not distinguishable": "not distinguishable from"}
+
+
+def _against_adopted(row: dict) -> str:
+    said = (f"{AGAINST[row['against_adopted']]} {implementation_name(row['adopted'])}'s {us(row['adopted_us'])} µs"
+            if row.get("against_adopted") else "")
+    why = row.get("why") or ""
+    return "; ".join(filter(None, [said, f"not adopted: {why}" if why else ""]))
 
 
 def sweep(table: pd.DataFrame) -> pd.DataFrame:
@@ -218,7 +230,7 @@ def against_targets(summary: pd.DataFrame, sweep_table: pd.DataFrame | None, tar
     point of ours at that size) is "not measured", which is not met either."""
     rows = [(OP_TITLES[op], target, measured, met) for op, target, measured, met, _ in
             target_rows(summary, sweep_table, targets, ceilings)]
-    return pd.DataFrame(rows, columns=["Operation", "Target", "Measured", "Met"])
+    return pd.DataFrame(rows, columns=["Operation", "Target (declared)", "Measured", "Met"])
 
 
 def targets_section(summary: pd.DataFrame, sweep_table: pd.DataFrame | None, targets: dict,
@@ -474,10 +486,11 @@ def against_predictions(predictions, summary: pd.DataFrame, attempts_table) -> p
     """Each declared prediction beside what this run measured, and whether it held."""
     rows = []
     for p in predictions:
-        value = measured_as(p["variant"], p["metric"], summary, attempts_table)
+        measured = measured_as(p["variant"], p["metric"], summary, attempts_table)
         rows.append({"Variant": f"`{p['variant']}`", "Metric": METRIC_NAMES[p["metric"]],
-                     "Predicted (µs)": f"{us(p['low_us'])}–{us(p['high_us'])}", "Measured (µs)": us(value),
-                     "Outcome": outcome(value, p), "Predicted in": f"{p['source']}, {p['made']}"})
+                     "Predicted, declared (µs)": f"{us(p['low_us'])}–{us(p['high_us'])}",
+                     "Measured (µs)": us(measured[0]),
+                     "Outcome": outcome(measured, p), "Predicted in": f"{p['source']}, {p['made']}"})
     return pd.DataFrame(rows)
 
 

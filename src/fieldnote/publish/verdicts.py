@@ -467,27 +467,35 @@ def _sweep_targets(sweep_table: pd.DataFrame, op: str, mine: str, targets: dict)
     return rows
 
 
-def measured_as(variant: str, metric: str, summary: pd.DataFrame, attempts_table) -> float:
-    """A variant's value in this run: its implementation's where the namespace adopted it (the summary's
-    variant), else its row of the attempts table (measured in the metric that decided it)."""
-    from ..evidence.measurements import METRICS
+def measured_as(variant: str, metric: str, summary: pd.DataFrame, attempts_table) -> tuple[float, float, float]:
+    """A variant's value in this run and its noise interval: its implementation's where the namespace adopted it
+    (the summary's variant), else its row of the attempts table (measured in the metric that decided it)."""
+    from ..evidence.measurements import METRICS, noise
 
     rows = summary[summary["variant"] == variant]
     if not rows.empty:
-        return float(rows[METRICS[metric]].iloc[0])
+        return (float(rows[METRICS[metric]].iloc[0]), *noise(rows.iloc[0], metric))
     if attempts_table is not None:
         rows = attempts_table[(attempts_table["attempt"] == variant) & (attempts_table["metric"] == metric)]
         if not rows.empty:
-            return float(rows["value_us"].iloc[0])
-    return float("nan")
+            return tuple(float(rows[c].iloc[0]) if c in rows else float("nan")
+                         for c in ("value_us", "low_us", "high_us"))
+    return (float("nan"),) * 3
 
 
-def outcome(value: float, prediction: dict) -> str:
-    """Held when the unrounded value lies in the predicted range: one that rounds to a bound but lies past it did
-    not hold."""
+def outcome(measured: tuple[float, float, float], prediction: dict) -> str:
+    """Held when the unrounded value lies in the predicted range; not distinguishable from it when it lies outside
+    but its noise interval reaches into the range; faster or slower than predicted only when the interval lies
+    wholly outside."""
+    value, v_low, v_high = measured
     low, high = prediction["low_us"], prediction["high_us"]
-    return (NOT_MEASURED if pd.isna(value) else "held" if low <= value <= high
-            else "faster than predicted" if value < low else "slower than predicted")
+    if pd.isna(value):
+        return NOT_MEASURED
+    if low <= value <= high:
+        return "held"
+    if not (pd.isna(v_low) or pd.isna(v_high)) and v_low <= high and v_high >= low:
+        return "not distinguishable from the prediction"
+    return "faster than predicted" if value < low else "slower than predicted"
 
 
 def prediction_claims(predictions, summary: pd.DataFrame, attempts_table) -> pd.DataFrame:
@@ -496,10 +504,10 @@ def prediction_claims(predictions, summary: pd.DataFrame, attempts_table) -> pd.
     that bound."""
     rows = []
     for i, p in enumerate(predictions):
-        value = measured_as(p["variant"], p["metric"], summary, attempts_table)
-        low, high = p["low_us"], p["high_us"]
+        measured = measured_as(p["variant"], p["metric"], summary, attempts_table)
+        value, low, high = measured[0], p["low_us"], p["high_us"]
         margin, nearer = min((value - low, low), (high - value, high))
-        said = outcome(value, p)
+        said = outcome(measured, p)
         rows.append(claim_row(f"`{p['variant']}`: {METRIC_NAMES[p['metric']]} within its prediction",
                               f"predictions.{i}", f"{p['variant']}: {METRIC_NAMES[p['metric']]} (µs)", value, "in",
                               f"predictions.{i}", float("nan"), said, margin, margin / nearer, said == "held",

@@ -422,9 +422,11 @@ def resolve(name: str, path: Path, defaults: dict) -> Namespace:
 
 
 # The reading of the evidence, not the measurement: the rest of an archived namespace's file is what its archive fixed.
-# The prose too: a description, or what changed at a stage, may be reworded after the measurement. Not the targets:
-# the verdicts the archive's note holds are evidence, and a target moved after the measurement would move them.
-READ_WHEN_ARCHIVED = ("archived", "note", "description", "progression.changes", "predictions")
+# The prose too: a description, what changed at a stage, why an attempt was not adopted or what limits an op may be
+# reworded after the measurement. Not the targets: the verdicts the archive's note holds are evidence, and a target moved after the
+# measurement would move them.
+READ_WHEN_ARCHIVED = ("archived", "note", "description", "progression.changes", "predictions", "attempts.why",
+                      "targets.limits")
 # What an archived namespace's file states whole or not at all: targets that leave out one the archive recorded
 # differ from it as much as a changed one (the note would still be held to it).
 STATED_WHOLE = ("targets",)
@@ -438,8 +440,9 @@ def reading(stated: dict) -> dict:
         node = out
         for parent in parents:
             node = node.get(parent, {}) if isinstance(node, dict) else {}
-        if isinstance(node, dict):
-            node.pop(last, None)
+        for each in node if isinstance(node, list) else [node]:  # a key of every item of a list (attempts.why)
+            if isinstance(each, dict):
+                each.pop(last, None)
     return out
 
 
@@ -448,9 +451,14 @@ def read_when_archived(resolved: dict, declared: Namespace) -> dict:
     (READ_WHEN_ARCHIVED)."""
     resolved.update(note=declared.note, description=declared.description, predictions=list(declared.predictions))
     if resolved.get("targets"):
-        resolved["targets"] = in_op_order(resolved["targets"])
+        limits = (declared.targets or {}).get("limits", resolved["targets"].get("limits"))
+        resolved["targets"] = in_op_order({**resolved["targets"], **({"limits": limits} if limits else {})})
     if resolved.get("progression") and declared.progression:
         resolved["progression"]["changes"] = declared.progression.get("changes", {})
+    why = {a["variant"]: a["why"] for a in declared.attempts if a.get("why")}
+    resolved["attempts"] = [{**{k: v for k, v in a.items() if k != "why"}, **({"why": why[a["variant"]]}
+                                                                             if a["variant"] in why else {})}
+                            for a in resolved.get("attempts", ())]
     return resolved
 
 

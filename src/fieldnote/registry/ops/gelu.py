@@ -81,12 +81,12 @@ OP = Op(
     kernel_variants={v.name: v for v in [
         KernelVariant("gelu_bias_tanh", "gelu", ELEMENTWISE, "one thread per element, tanh approximation"),
         KernelVariant("gelu_bias_sigmoid_vec4", "gelu", FOUR_PER_THREAD,
-                    "h200-001: four elements a thread as 128-bit loads and stores (when cols % 4 == 0), tanh "
-                    "written as the logistic of 2u: one exp2 and one division"),
+                    "h200-001: four elements a thread as 128-bit loads and stores (when cols is a multiple of four), "
+                    "tanh written as the logistic of 2u: one exp2 and one division"),
         KernelVariant("gelu_bias_sigmoid_flat4", "gelu", FLAT_FOUR_PER_THREAD,
                     "h200-002: gelu_bias_sigmoid_vec4 for any width: x and y as float4 over the flat array "
                     "whatever cols is, only the bias read element by element where a row ends inside the four; "
-                    "where cols % 4 == 0, vec4's float4 path alone, an entry of its own"),
+                    "where cols is a multiple of four, vec4's float4 path alone, an entry of its own"),
         KernelVariant("gelu_bias_sigmoid_vec8", "gelu", EIGHT_PER_THREAD,
                     "h200-001: as gelu_bias_sigmoid_vec4 with eight elements a thread, two float4 a block "
                     "width apart, both loads issued first"),

@@ -186,17 +186,19 @@ def wgmma_tma_variant(tile: str, policy: str, design: str) -> KernelVariant:
 WGMMA_TMA_VARIANTS = {v.name: v for v in [
     wgmma_tma_variant("128x128", "", "the 3xTF32 product on sm_90's own path: C^T = B^T A^T so that A's tile, as TMA "
                       "lays it (128-byte swizzle), is wgmma's K-major shared operand and B^T its register operand; a "
-                      "128x128 tile, four stages of K 32, a producer warpgroup (TMA, and A split into hi and lo "
-                      "tiles) and two consumer warpgroups of wgmma m64n128k8, each stage's 12 products summed from "
-                      "zero and added in FP32"),
-    wgmma_tma_variant("64x128", "", "as matmul_3xtf32_wgmma_tma_128x128 with 64x128 tiles (wgmma m64n64k8) and six "
-                      "stages: 128 blocks at 1024^3, where 128x128 leaves half the 132 SMs idle"),
+                      "one-hundred-twenty-eight-square tile, four stages of thirty-two along K, a producer warpgroup "
+                      "(TMA, and A split into hi and lo tiles) and two consumer warpgroups of wgmma m64n128k8, each "
+                      "stage's twelve products summed from zero and added in FP32"),
+    wgmma_tma_variant("64x128", "", "as matmul_3xtf32_wgmma_tma_128x128 with sixty-four-by-one-hundred-twenty-eight "
+                      "tiles (wgmma m64n64k8) and six stages: twice the blocks at the seed shape, where the larger "
+                      "tile leaves half the SMs idle"),
     wgmma_tma_variant("128x128", "_ws", "as matmul_3xtf32_wgmma_tma_128x128 with a warp of its own issuing the TMA "
                       "loads, so the split of A runs up to three stages ahead of the consumers"),
     wgmma_tma_variant("128x128", "_ws_chain2", "as matmul_3xtf32_wgmma_tma_128x128_ws with chains of two stages: "
-                      "stage s issued before stage s - 1 is waited for, the partial tile drained every other stage"),
+                      "stage s issued before the previous stage is waited for, the partial tile drained every other "
+                      "stage"),
     wgmma_tma_variant("128x128", "_ws_chain2_trunc", "as matmul_3xtf32_wgmma_tma_128x128_ws_chain2 with A's hi left "
-                      "as loaded (the tensor core reads a TF32 operand's top 19 bits) and lo the truncation's "
+                      "as loaded (the tensor core reads a TF32 operand's top nineteen bits) and lo the truncation's "
                       "remainder: one tile written a stage by the split, not two"),
     wgmma_tma_variant("64x128", "_ws_chain2", "as matmul_3xtf32_wgmma_tma_64x128 with a warp of its own issuing the "
                       "TMA loads and chains of two stages"),
@@ -207,7 +209,7 @@ WGMMA_TMA_VARIANTS = {v.name: v for v in [
                 "tiles element by element with cp.async into the layout TMA's swizzle gives (zeros past the "
                 "matrix), two split A", arch_specific=True),
     KernelVariant("matmul_3xtf32_wgmma_tma_padded", "matmul", padded("matmul_3xtf32_wgmma_tma_padded"),
-                "h200-002: matmul_3xtf32_wgmma_tma where TMA can go; where it cannot (n or k not a multiple of 4), "
+                "h200-002: matmul_3xtf32_wgmma_tma where TMA can go; where it cannot (n or k not a multiple of four), "
                 "A and B copied first into scratch rows of 16-byte strides, then the same wgmma path on the "
                 "copies, instead of the mma.sync kernel", arch_specific=True),
     KernelVariant("matmul_3xtf32_wgmma_tma_splitk", "matmul", split_k("matmul_3xtf32_wgmma_tma_splitk"),
@@ -217,7 +219,7 @@ WGMMA_TMA_VARIANTS = {v.name: v for v in [
     KernelVariant("matmul_3xtf32_wgmma_tma", "matmul", WGMMA_TMA_64,
                 "h200-002: matmul_3xtf32_wgmma_tma_128x128_ws_chain2_trunc where its tiles fill the GPU, "
                 "matmul_3xtf32_wgmma_tma_64x128_ws_chain2_trunc where they do not, h200-001's mma.sync kernel "
-                "where TMA cannot go (n or k not a multiple of 4): one cubin, three entries", arch_specific=True),
+                "where TMA cannot go (n or k not a multiple of four): one cubin, three entries", arch_specific=True),
 ]}
 
 
@@ -242,36 +244,37 @@ OP = Op(
                   {"m": 64, "n": 128, "k": 520}),
     kernel_variants={v.name: v for v in [
         KernelVariant("matmul_tiled_16x16", "matmul", TILED_16X16,
-                    "16x16 shared tiles of A and B, one output per thread, K step 16"),
+                    "sixteen-square shared tiles of A and B, one output per thread, a K step of sixteen"),
         KernelVariant("matmul_regtile_64x64_k32", "matmul", REGTILE_64X64_K32,
-                    "64x64 block tile, 4x4 outputs per thread, 128-bit global loads, K step 32, "
-                    "one shared buffer per operand"),
+                    "sixty-four-square block tile, four-by-four outputs per thread, 128-bit global loads, a K step of "
+                    "thirty-two, one shared buffer per operand"),
         KernelVariant("matmul_regtile_64x64_k64_transposed", "matmul", REGTILE_64X64_K64_TRANSPOSED,
                     "as matmul_regtile_64x64_k32 plus 128-bit shared reads, A tile stored transposed "
-                    "(row stride 68), K step 64 (33792 B shared)"),
+                    "(row stride sixty-eight), a K step of sixty-four"),
         KernelVariant("matmul_cpasync_2buf_64x64", "matmul", CPASYNC_2BUF_64X64,
-                    "two shared buffers, next K tile in flight with cp.async (A 4-byte, B 16-byte), "
-                    "wait_group(1), K step 32 per buffer, 64x64 tile, 4x4 outputs per thread"),
+                    "two shared buffers, next K tile in flight with cp.async (A 4-byte, B 16-byte), a wait that leaves "
+                    "one group in flight, a K step of thirty-two per buffer, sixty-four-square tile, four-by-four "
+                    "outputs per thread"),
         KernelVariant("matmul_3xtf32_mma_64x64", "matmul", MMA_3XTF32_64X64,
                     "h200-001: tensor cores (mma.sync m16n8k8 TF32) made FP32-accurate by the 3xTF32 split "
-                    "(x = hi + lo; lo*hi + hi*lo + hi*hi), 64x64 tile, 4 warps of 32x32, two shared buffers "
-                    "fed through registers, K step 32"),
+                    "(x = hi + lo; lo*hi + hi*lo + hi*hi), sixty-four-square tile, four warps of thirty-two-square, "
+                    "two shared buffers fed through registers, a K step of thirty-two"),
         KernelVariant("matmul_3xtf32_mma_64x64_masksplit", "matmul", MMA_3XTF32_64X64_MASKSPLIT,
                     "h200-001: as matmul_3xtf32_mma_64x64, split by masking (hi = x & ~0x1fff, lo = x - hi) "
-                    "instead of two cvt.rna, the mma issued term by term across the 8 accumulator tiles"),
+                    "instead of two cvt.rna, the mma issued term by term across the eight accumulator tiles"),
         KernelVariant("matmul_3xtf32_mma_64x64_blocked", "matmul", MMA_3XTF32_64X64_BLOCKED,
                     "h200-001: as matmul_3xtf32_mma_64x64_masksplit with hi rounded to nearest by integer "
-                    "operations and each K step's 12 mma summed from zero, then added in FP32 (the tensor "
+                    "operations and each K step's twelve mma summed from zero, then added in FP32 (the tensor "
                     "core's accumulation truncates)"),
         KernelVariant("matmul_3xtf32_mma_64x64_8warps", "matmul", MMA_3XTF32_64X64_8WARPS,
-                    "h200-001: as matmul_3xtf32_mma_64x64_blocked with eight warps of 32x16 instead of four of "
-                    "32x32, four warps a scheduler at 1024^3"),
+                    "h200-001: as matmul_3xtf32_mma_64x64_blocked with eight warps of thirty-two-by-sixteen instead "
+                    "of four of thirty-two-square"),
         KernelVariant("matmul_3xtf32_mma_64x64_presplit", "matmul", MMA_3XTF32_64X64_PRESPLIT,
                     "h200-001: as matmul_3xtf32_mma_64x64_blocked with each element split once, into (hi, lo) "
-                    "pairs in shared memory as the tile is stored, K steps of 16"),
+                    "pairs in shared memory as the tile is stored, K steps of sixteen"),
         KernelVariant("matmul_3xtf32_mma_64x64_presplit_8warps", "matmul", MMA_3XTF32_64X64_PRESPLIT_8WARPS,
-                    "h200-001: as matmul_3xtf32_mma_64x64_presplit with eight warps of 32x16 instead of four of "
-                    "32x32"),
+                    "h200-001: as matmul_3xtf32_mma_64x64_presplit with eight warps of thirty-two-by-sixteen instead "
+                    "of four of thirty-two-square"),
         KernelVariant("matmul_3xtf32_wgmma_64x64", "matmul", WGMMA_3XTF32_64X64,
                     "h200-001: the 3xTF32 product of matmul_3xtf32_mma_64x64_presplit on warpgroup mma (wgmma "
                     "m64n64k8, sm_90a): A from registers, B transposed into shared memory and read by the tensor "

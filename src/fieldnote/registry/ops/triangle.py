@@ -124,20 +124,22 @@ OP = Op(
     kernel_variants={v.name: v for v in [
         KernelVariant("triangle_thread_per_output", "triangle", THREAD_PER_OUTPUT, "one thread per output element"),
         KernelVariant("triangle_lane_channel_tile4x2", "triangle", LANE_CHANNEL_TILE4X2,
-                    "h200-001: a lane per channel, so each load of a or b is one coalesced line; a warp owns a 4 x 2 "
-                    "(i, j) tile, 8 accumulators, 6 loads per 8 FMAs, no shared memory"),
+                    "h200-001: a lane per channel, so each load of a or b is one coalesced line; a warp owns a "
+                    "four-by-two (i, j) tile, eight accumulators, six loads per eight FMAs, no shared memory"),
         KernelVariant("triangle_smem_tile32x16", "triangle", SMEM_TILE32X16,
-                    "h200-001: a matrix product per channel, 32 i x 16 j x 8 channels a block staged through "
-                    "two shared buffers over k steps of 8, 4 x 4 outputs of one channel a thread"),
+                    "h200-001: a matrix product per channel, thirty-two i by sixteen j by eight channels a block "
+                    "staged through two shared buffers over k steps of eight, four-by-four outputs of one channel "
+                    "a thread"),
         KernelVariant("triangle_3xtf32_mma", "triangle", MMA_3XTF32,
                     "h200-001: A_c B_c^T per channel on tensor cores (mma.sync TF32, 3xTF32 split, each k step "
-                    "summed apart in FP32), 32 i x 16 j x 8 channels a block, a warp a channel, output staged "
-                    "through shared memory"),
+                    "summed apart in FP32), thirty-two i by sixteen j by eight channels a block, a warp a channel, "
+                    "output staged through shared memory"),
         KernelVariant("triangle_3xtf32_wgmma", "triangle", BATCHED,
-                    "h200-002: the channels' n x n x n products as one batched product on the matmul family's "
-                    "wgmma mainloop (3xTF32, TMA, a producer warpgroup and two consumer warpgroups, 64 x 128 or "
-                    "128 x 128 tiles), a and b first packed channel-major (b transposed, rows padded to whole K "
-                    "steps), the products then unpacked to out[i][j][c]", arch_specific=True),
+                    "h200-002: the channels' n x n x n products as one batched product on the matmul family's wgmma "
+                    "mainloop (3xTF32, TMA, a producer warpgroup and two consumer warpgroups, "
+                    "sixty-four-by-one-hundred-twenty-eight or one-hundred-twenty-eight-square tiles), a and b first "
+                    "packed channel-major (b transposed, rows padded to whole K steps), the products then unpacked to "
+                    "out[i][j][c]", arch_specific=True),
     ]},
     work=work,
     # triangle_3xtf32_mma and _wgmma: three TF32 products for each FP32 one (torch's, Triton's: the FP32 pipes)
