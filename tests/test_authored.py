@@ -1,5 +1,6 @@
 """Authored notes (authored.py): the numeral rule, claims judged against the noise, and the errors a template
 author sees, each one line naming file, line and value."""
+import re
 from pathlib import Path
 
 import pandas as pd
@@ -89,14 +90,59 @@ def test_a_value_the_evidence_lacks_names_the_line(tmp_path):
 
 def test_the_helpers_the_guide_lists_are_the_templates_and_captures_count_per_cache_state(tmp_path):
     """docs/notes.md lists cold() and ceiling(): a template can call them. count("captures") is per implementation
-    in one cache state: a namespace captured warm and cold three times each took three captures, not six."""
+    by one backend in one cache state, as the control band counts them: a namespace captured warm and cold three
+    times each, by two backends, took three captures, not six or twelve."""
     import re
 
     listed = set(re.findall(r"^\| `(\w+)\(", (Path(__file__).parents[1] / "docs" / "notes.md").read_text(), re.M))
     template = tmp_path / "note.md"
     template.write_text("".join(f"{{{{ {name} is defined }}}} " for name in sorted(listed)))
-    cs = pd.DataFrame({"op": "layernorm", "subject": "cuda", "cache": ["warm"] * 3 + ["cold"] * 3})
+    cs = pd.DataFrame({"op": "layernorm", "subject": "cuda", "cache": (["warm"] * 3 + ["cold"] * 3) * 2,
+                       "backend": ["nsys"] * 6 + ["cupti"] * 6})
     spans = pd.DataFrame({"mode": ["eager"], "op": ["layernorm"], "subject": ["cuda"], "round": [0]})
     evidence = Evidence("demo", {"summary": summary(), "capture_summary": cs, "spans": spans}, {}, {}, {})
     assert set(render(template, evidence, {}, {}).text.split()) == {"True"}
     assert str(evidence.count("captures")) == "3"
+
+
+def test_a_comparative_word_outside_what_the_evidence_decided_is_refused(tmp_path):
+    """"faster" in the prose, or in a branch that is no verdict's, is refused in one line naming file, line and word;
+    the same word in a verdict's branch, under a claim or in the original's account passes."""
+    for text, line in (("A fine start.\nOurs is faster than Triton.\n", 2),
+                       ('{% if has("summary") %}\nit runs near the floor{% endif %}\n', 2)):
+        with pytest.raises(PipelineError) as e:
+            render_text(tmp_path, text)
+        assert str(e.value).startswith(f"{tmp_path / 'note.md'}: line {line}: ")
+        assert "compares, outside a claim or a verdict" in str(e.value)
+    claimed = ('{% call claimed("behind Triton", kernel("layernorm"), ">", kernel("layernorm", "triton")) %}'
+               'Ours is slower than Triton.{% endcall %}\n')
+    assert render_text(tmp_path, claimed).text == "Ours is slower than Triton."
+    with pytest.raises(PipelineError, match="claim 'ahead' is false"):
+        render_text(tmp_path, claimed.replace('"behind Triton"', '"ahead"').replace('">"', '"<"'))
+
+
+def test_one_sentence_over_two_namespaces_whose_evidence_disagrees_words_each_truly(tmp_path):
+    """A template rendered over two runs: where the span rose while the kernel fell, it does not say the span
+    follows the kernel (field note 004 on the H200)."""
+    text = ('{% set k = verdict("kernel", kernel("layernorm"), kernel("layernorm", ns="before")) %}'
+            '{% set s = verdict("span", span("layernorm"), span("layernorm", ns="before")) %}'
+            '{% if k == s %}The span follows the kernel.{% else %}The span does not follow the kernel.{% endif %}\n')
+    template = tmp_path / "note.md"
+    template.write_text(text)
+    before = pd.DataFrame({"op": ["layernorm"], "implementation": ["cuda"], "kernel_us": [6.97],
+                           "kernel_low_us": [6.96], "kernel_high_us": [6.98], "span_mean_us": [27.11],
+                           "span_round_min_us": [26.9], "span_round_max_us": [27.3]})
+    said = []
+    for span, low, high in ((20.0, 19.8, 20.2), (37.45, 37.1, 37.8)):  # fell with the kernel; rose against it
+        now = summary().assign(span_mean_us=span, span_round_min_us=low, span_round_max_us=high)
+        evidence = Evidence("demo", {"summary": now}, {}, {"before": {"summary": before}}, {})
+        said.append(render(template, evidence, {}, {}).text)
+    assert said == ["The span follows the kernel.", "The span does not follow the kernel."]
+
+
+def test_the_guide_prints_the_comparative_words_the_lint_knows():
+    from fieldnote.publish.authored import COMPARATIVE
+
+    guide = (Path(__file__).parents[1] / "docs" / "notes.md").read_text()
+    listed = guide.split("<!-- comparative words -->")[1].split("<!-- end -->")[0]
+    assert re.findall(r"`([^`]+)`", listed) == list(COMPARATIVE)
