@@ -458,7 +458,7 @@ class Evidence:
         source = re.match(r"(.*?) \((.*?),", table["provenance"].iloc[0])
         if source is None:
             raise PipelineError(f"quoted of {self.namespace}: the provenance names no source file")
-        return f"*In {source.group(1)} (`{source.group(2)}`):* {caller().strip()}"
+        return f"*From {source.group(1)} (`{source.group(2)}`):* {caller().strip()}\n"  # its line ends here
 
     # derived
     @staticmethod

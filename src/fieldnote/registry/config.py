@@ -423,8 +423,8 @@ def resolve(name: str, path: Path, defaults: dict) -> Namespace:
 
 # The reading of the evidence, not the measurement: the rest of an archived namespace's file is what its archive fixed.
 # The prose too: a description, what changed at a stage, why an attempt was not adopted or what limits an op may be
-# reworded after the measurement. Not the targets: the verdicts the archive's note holds are evidence, and a target moved after the
-# measurement would move them.
+# reworded after the measurement. Not the targets themselves: the verdicts the archive's note holds are evidence,
+# and a target moved after the measurement would move them.
 READ_WHEN_ARCHIVED = ("archived", "note", "description", "progression.changes", "predictions", "attempts.why",
                       "targets.limits")
 # What an archived namespace's file states whole or not at all: targets that leave out one the archive recorded
