@@ -395,7 +395,7 @@ class Evidence:
         values = table[(table["op"] == op) & (table["name"] == name)]["value"]
         title, fmt = tables_of.COUNTERS[name]
         value = values.median()
-        text = fmt(value) if callable(fmt) else fmt.format(value)
+        text = fmt(value) if callable(fmt) else fmt.format(value) + tables_of.out_of_range(fmt, value)
         return number(value, text, f"{self.namespace}: {title} of {op}")
 
     def largest(self, op: str, impl: str | None = None, what: str = "kernel_us") -> Number | str:

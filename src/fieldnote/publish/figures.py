@@ -134,7 +134,9 @@ def sweep_values(table: pd.DataFrame, op: str) -> pd.DataFrame:
     rows = table[table["op"] == op]
     return pd.DataFrame({"Shape": rows["shape"], "Implementation": rows["implementation"].map(IMPLEMENTATIONS),
                          "Kernel (µs)": rows["kernel_us"], "GB/s": rows["achieved_gbs"],
-                         "TFLOP/s": rows["achieved_tflops"], "Of the roof": rows["fraction_of_roof"]})
+                         "TFLOP/s": rows["achieved_tflops"],
+                         # in whole percent, as the note's sweep table prints it
+                         "Of the roof (%)": (rows["fraction_of_roof"] * 100).round().astype("Int64")})
 
 
 def save(fig, folder: Path, name: str, values: pd.DataFrame | None = None) -> list[Path]:

@@ -280,8 +280,15 @@ def counters(table: pd.DataFrame, at_points: bool = False) -> pd.DataFrame:
     out["Kernel"] = [f"`{kernel}`" for kernel in rows["kernel"]]
     for name, (title, fmt) in COUNTERS.items():
         values = medians[name] if name in medians else pd.Series(float("nan"), index=medians.index)
-        out[title] = ["" if pd.isna(v) else fmt(v) if callable(fmt) else fmt.format(v) for v in values]
+        out[title] = ["" if pd.isna(v) else fmt(v) if callable(fmt) else fmt.format(v) + out_of_range(fmt, v)
+                      for v in values]
     return out
+
+
+def out_of_range(fmt: str, value: float) -> str:
+    """A share Nsight Compute reports past 100%: shown as measured and marked, for such a ratio was not collected
+    accurately (its two counts came from different replays of a kernel too short to reach a steady state)."""
+    return " (out of range)" if fmt.endswith("%") and value > 100.5 else ""
 
 
 def unverified(provenance: dict) -> str:
