@@ -109,7 +109,8 @@ def test_a_comparative_word_outside_what_the_evidence_decided_is_refused(tmp_pat
     """"faster" in the prose, or in a branch that is no verdict's, is refused in one line naming file, line and word;
     the same word in a verdict's branch, under a claim or in the original's account passes."""
     for text, line in (("A fine start.\nOurs is faster than Triton.\n", 2),
-                       ('{% if has("summary") %}\nit runs near the floor{% endif %}\n', 2)):
+                       ('{% if has("summary") %}\nit runs near the floor{% endif %}\n', 2),
+                       ('One.\n{% set said = "ours is ahead" %}{{ said }}\n', 2)):
         with pytest.raises(PipelineError) as e:
             render_text(tmp_path, text)
         assert str(e.value).startswith(f"{tmp_path / 'note.md'}: line {line}: ")

@@ -235,6 +235,7 @@ COMPARATIVE = ("faster", "slower", "quicker", "ahead", "behind", "beats", "beat"
                "steadier", "as steady", "stable", "settles", "settled", "settle", "follows", "near the", "close to",
                "bound by", "bounded by", "bounds", "limited by", "lies above", "lies below", "is above", "is below",
                "longer", "shorter", "matches", "stayed put", "lost to", "wins", "under load", "moved")
+CLAIM_TEXT = ("verdict", "claim", "claimed")  # the helpers whose first argument says what is compared
 _COMPARES = re.compile(r"\b(" + "|".join(w.replace(" ", r"\s+") for w in COMPARATIVE) + r")\b", re.IGNORECASE)
 
 
@@ -253,10 +254,14 @@ def _unjudged(node: nodes.Node, path: str, verdicts_of: set[str], judged: bool) 
         judged = True
     if isinstance(node, nodes.CallBlock) and (_calls(node.call, "history") or _calls(node.call, "claimed")):
         judged = True
-    if isinstance(node, nodes.TemplateData) and not judged:
-        found = _COMPARES.search(node.data)
+    if isinstance(node, nodes.Call) and isinstance(node.node, nodes.Name) and node.node.name in CLAIM_TEXT:
+        return  # a claim's or a verdict's own text names what it compares
+    text = node.data if isinstance(node, nodes.TemplateData) else node.value if (
+        isinstance(node, nodes.Const) and isinstance(node.value, str)) else None  # prose, or a string in an expression
+    if text is not None and not judged:
+        found = _COMPARES.search(text)
         if found:
-            line = node.lineno + node.data[:found.start()].count("\n")
+            line = node.lineno + text[:found.start()].count("\n")
             raise PipelineError(f"{path}: line {line}: {found.group(0)!r} compares, outside a claim or a verdict: "
                                 "word it in the branches of {% if v == ... %} over {% set v = verdict(...) %}, cover "
                                 "it with {% call claimed(...) %}, or mark the original's account with "
