@@ -147,6 +147,20 @@ def test_standing_sets_ours_against_the_best_peer_and_the_roofline_floor():
     assert rows.set_index("Operation").loc["Matrix multiplication", "torch.compile"] == ""
 
 
+def test_a_share_nsight_compute_reports_past_a_hundred_percent_is_marked_out_of_range():
+    """h200-001's neighbor aggregation: an L2 hit rate of 101%, a ratio whose two counts came from different replays,
+    is shown as measured and marked, in the table and in the prose a template draws from it."""
+    from fieldnote.publish.authored import Evidence
+
+    counters = shipped_table("h200-001", "counters")
+    hits = counters[(counters["op"] == "neighbor") & (counters["name"] == "l2_hit_rate")]["value"].median()
+    assert hits > 100.5
+    row = note.counters(counters).set_index("Operation").loc["Neighbor aggregation"]
+    assert row["L2 hits"] == f"{hits:.0f}% (out of range)" and not row["DRAM throughput"].endswith("range)")
+    evidence = Evidence("h200-001", {"counters": counters}, {}, {}, {})
+    assert str(evidence.counter("neighbor", "l2_hit_rate")) == f"{hits:.0f}% (out of range)"
+
+
 def test_counters_stand_beside_the_standing_one_row_a_kernel():
     """The mage-006 counters of the shipped archive (ncu on the H200): medians over the profiled launches, in the
     standing's section only; the counters mage-006 did not ask for (tensor pipe, issue slots) stay empty."""

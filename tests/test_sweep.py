@@ -243,3 +243,13 @@ def test_the_sweep_figure_draws_a_line_for_every_row_width():
     fig = figures.sweep(rows, "gelu", {"bandwidth_gbs": 4800, "fp32_tflops": 67, "l2_bytes": 60 << 20})
     labels = [line.get_label() for line in fig.axes[0].get_lines() if not line.get_label().startswith("_")]
     assert labels == [f"{name}, {w} columns" for name in ("PyTorch", "CUDA C++") for w in widths]
+
+
+def test_the_figure_s_values_give_the_share_of_the_roof_as_the_note_does():
+    """The note prints 76%, so the values beneath the figure do too (not 0.76)."""
+    rows = pd.DataFrame({"op": "gelu", "implementation": ["cuda", "torch"], "shape": "1024x768",
+                         "kernel_us": [5.0, 6.0], "achieved_gbs": [3268.0, 2723.0], "achieved_tflops": [0.0, 0.0],
+                         "fraction_of_roof": [0.7601, 0.6333]})
+    values = figures.sweep_values(rows, "gelu")
+    assert values["Of the roof (%)"].tolist() == [76, 63]
+    assert note.sweep(rows.assign(bound="memory", variant="", bytes=0, flops=0))["Of the roof"].tolist()[:1] == ["76%"]
