@@ -47,6 +47,33 @@ def test_the_note_carries_every_measured_number_of_the_seed(bundle):
     assert len(numbers) > 100 and set(missing) <= set(NOT_CARRIED), missing
 
 
+# The seed's arguments and caveats, each with words our rendering must hold for it (issue 44's table).
+ARGUMENTS = {
+    "the first rewrite's layer norm in the seed's slot": "| first rewrite (PR #42) | 141.70 (×2.43) | 11.03† (×1.69) |",
+    "the pull requests and the open issue": ("PR #43 / #44", "PR #49 / #52", "issue #54"),
+    "the wait that leaves one group in flight": "`cp_async_wait_group(1)`",
+    "the two defects of the first pipeline": ("`tiles % 2`", "`(tiles - 1) % 2`", "69† µs"),
+    "one pass against two": "| Passes over the row | 1† (the row stays in registers) | 2† |",
+    "Triton's sqrt_rn against the approximate rsqrt": ("`1.0 / sqrt_rn_f32`", "0.0000001†"),
+    "launch counts do not determine kernel time": "a launch count does not determine how long the kernels run",
+    "why the pipeline holds 96 registers": "96 registers a thread hold the second buffer's indices",
+    "the Triton matmul read as under load": "That capture ran under load",
+    "the library call still ahead": "The library call is still ahead",
+    "the two views from separate runs": "separate runs",
+    "host, clocks and timestamps": ("WSL2", "unlocked clocks", "reduced precision"),
+    "method and reproduction": ("## Method and reproduction", "`comparison-results.json`"),
+}
+
+
+def test_the_note_carries_the_seed_s_arguments_and_caveats_as_its_account(bundle):
+    """Each argument of the seed is in the rendering, the original's reading marked as its account."""
+    text = (bundle / "note.md").read_text()
+    missing = [what for what, words in ARGUMENTS.items()
+               if not all(w in text for w in ((words,) if isinstance(words, str) else words))]
+    assert missing == []
+    assert text.count("*From the original project's field note 004 (`seed/field-note-004.txt`):*") >= 10
+
+
 def test_the_quoted_values_are_marked_and_declared_with_their_provenance(bundle):
     text = (bundle / "note.md").read_text()
     assert "11.03†" in text and "68.35†, 68.60†, 68.68† and 68.62† µs" in text and "Quoted, not measured" in text
