@@ -22,7 +22,9 @@ def test_identifiers_with_digits_pass(text):
                                           # a number dressed as a word: a measure, or set in code type
                                           ("it took 46us", "46us"), ("1.05x faster", "1.05x"),
                                           ("a 6.22-us kernel", "6.22-us"), ("76% of the roof", "76%"),
-                                          ("`46.12` µs", "46.12"), ("`1.05x`", "1.05x"), ("2 GB/s", "2")])
+                                          ("`46.12` µs", "46.12"), ("`1.05x`", "1.05x"), ("2 GB/s", "2"),
+                                          # a count glued to what it counts
+                                          ("one 256-thread block", "256-thread"), ("a 64-deep K step", "64-deep")])
 def test_a_typed_number_is_found(text, number):
     assert typed_numerals(text)[0] == number
 

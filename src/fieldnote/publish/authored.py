@@ -163,13 +163,15 @@ def template_line(template: str) -> int:
 # --- typed numerals --------------------------------------------------------------------------------------------
 
 # A numeral in prose passes only inside an identifier: a word that holds a letter and is neither a number
-# (1e-7), a shape (4x4, 1024x768) nor a measure (46us, 1.05x, 6.22-us, 76%), such as sm_90, mage-006, 3xTF32,
-# 128-bit, H200; after `#` (an issue or pull request); or inside `backticks` as code, not as a number or a measure
-# set in code type. Every other numeral is a number typed by hand.
+# (1e-7), a shape (4x4, 1024x768) nor a measure or a count (46us, 1.05x, 6.22-us, 76%, 256-thread), such as
+# sm_90, mage-006, 3xTF32, 128-bit, H200; after `#` (an issue or pull request); or inside `backticks` as code, not
+# as a number or a measure set in code type. Every other numeral is a number typed by hand.
 _WORD = re.compile(r"[#\w.+%-]*\d[\w.+%-]*")
 _CODE = re.compile(r"`([^`\n]*)`")
 _SHAPE = re.compile(r"\d+(x\d+)+")
-_UNITS = "us|µs|ns|ms|s|x|×|%|b|kb|mb|gb|kib|mib|gib|gbs|gb/s|tb/s|flops|tflops|tflop/s|gflops|ghz|mhz|w"
+_UNITS = ("us|µs|ns|ms|s|x|×|%|b|kb|mb|gb|kib|mib|gib|gbs|gb/s|tb/s|flops|tflops|tflop/s|gflops|ghz|mhz|w"
+          # a count glued to what it counts is a count too (256-thread, 64-deep); 128-bit, 16-byte name a width
+          "|threads?|deep|wide|warps?|rows?|columns?|elements?|lanes?|blocks?|stages?|floats?|registers?")
 _MEASURE = re.compile(rf"\d+(?:\.\d+)?(?:e[+-]?\d+)?-?(?:{_UNITS})", re.IGNORECASE)
 
 

@@ -81,21 +81,21 @@ OP = Op(
     kernel_variants={v.name: v for v in [
         KernelVariant("gelu_bias_tanh", "gelu", ELEMENTWISE, "one thread per element, tanh approximation"),
         KernelVariant("gelu_bias_sigmoid_vec4", "gelu", FOUR_PER_THREAD,
-                    "h200-001: four elements a thread as 128-bit loads and stores (when cols is a multiple of four), "
-                    "tanh written as the logistic of 2u: one exp2 and one division"),
+                    "h200-001: four elements a thread as 128-bit loads and stores (when cols is a multiple of four),"
+                    " tanh written as the logistic of 2u: one exp2 and one division"),
         KernelVariant("gelu_bias_sigmoid_flat4", "gelu", FLAT_FOUR_PER_THREAD,
-                    "h200-002: gelu_bias_sigmoid_vec4 for any width: x and y as float4 over the flat array "
-                    "whatever cols is, only the bias read element by element where a row ends inside the four; "
-                    "where cols is a multiple of four, vec4's float4 path alone, an entry of its own"),
+                    "h200-002: gelu_bias_sigmoid_vec4 for any width: x and y as float4 over the flat array whatever "
+                    "cols is, only the bias read element by element where a row ends inside the four; where cols is "
+                    "a multiple of four, vec4's float4 path alone, an entry of its own"),
         KernelVariant("gelu_bias_sigmoid_vec8", "gelu", EIGHT_PER_THREAD,
-                    "h200-001: as gelu_bias_sigmoid_vec4 with eight elements a thread, two float4 a block "
-                    "width apart, both loads issued first"),
+                    "h200-001: as gelu_bias_sigmoid_vec4 with eight elements a thread, two float4 a block width "
+                    "apart, both loads issued first"),
         KernelVariant("gelu_bias_sigmoid_ptx", "gelu", ONE_PER_THREAD_PTX,
                     "hand-written PTX: one element a thread, gelu_bias_sigmoid_vec4's arithmetic (one ex2.approx, "
                     "one approximate division)", toolchain="ptx"),
         KernelVariant("gelu_bias_sigmoid_rows", "gelu", QUAD_PER_THREAD_ROWS,
-                    "h200-001: vec4's arithmetic on a 2-D grid (a row a blockIdx.x, 64-thread blocks), so no "
-                    "64-bit division finds the bias column; ex2.approx.ftz without exp2f's range fix-up"),
+                    "h200-001: vec4's arithmetic on a 2-D grid (a row a blockIdx.x, blocks of sixty-four threads), "
+                    "so no 64-bit division finds the bias column; ex2.approx.ftz without exp2f's range fix-up"),
     ]},
     work=work,
     precision=FP32_FMA,  # work counts no FLOPs: no compute floor is measured

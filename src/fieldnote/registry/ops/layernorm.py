@@ -136,54 +136,57 @@ OP = Op(
     edge_cases=(EdgeCase("constant-rows", {"rows": 8, "cols": 768}, constant_rows),),
     kernel_variants={v.name: v for v in [
         KernelVariant("layernorm_block_row_1pass", "layernorm", BLOCK_ROW_1PASS,
-                    "one 128-thread block per row, a quad per thread plus a masked tail quad, single pass, "
-                    "warp shuffles then eight floats of shared behind one barrier, approximate rsqrt"),
+                    "one block of a hundred twenty-eight threads per row, a quad per thread plus a masked tail quad,"
+                    " single pass, warp shuffles then eight floats of shared behind one barrier, approximate rsqrt"),
         KernelVariant("layernorm_block256_3pass", "layernorm", BLOCK256_3PASS,
-                    "one 256-thread block per row, three passes over x (mean, variance, normalize), scalar loads, "
-                    "two tree reductions in shared memory"),
+                    "one block of two hundred fifty-six threads per row, three passes over x (mean, variance, "
+                    "normalize), scalar loads, two tree reductions in shared memory"),
         KernelVariant("layernorm_warp_row_quads", "layernorm", WARP_ROW_QUADS,
-                    "one warp per row (eight rows per 256-thread block), 128-bit quads, sum and sum of squares in one "
-                    "pass, shuffle reductions, a second pass over x for the output"),
+                    "one warp per row (eight rows per block of two hundred fifty-six threads), 128-bit quads, sum "
+                    "and sum of squares in one pass, shuffle reductions, a second pass over x for the output"),
         KernelVariant("layernorm_2warp_row_shared", "layernorm", TWO_WARP_ROW_SHARED,
-                    "two warps per row (four rows per 256-thread block), 128-bit quads, two passes over x, the two "
-                    "warps exchange partial sums once through shared memory behind a single barrier"),
+                    "two warps per row (four rows per block of two hundred fifty-six threads), 128-bit quads, two "
+                    "passes over x, the two warps exchange partial sums once through shared memory behind a single "
+                    "barrier"),
         KernelVariant("layernorm_block96_rsqrt_rn", "layernorm", BLOCK96_RSQRT_RN,
-                    "the mage-006 kernel with one 96-thread block per row (two quads a thread hold a row of the "
-                    "seed width) and the reciprocal square root rounded to nearest instead of the approximate rsqrt"),
+                    "the mage-006 kernel with one block of ninety-six threads per row (two quads a thread hold a row"
+                    " of the seed width) and the reciprocal square root rounded to nearest instead of the "
+                    "approximate rsqrt"),
         KernelVariant("layernorm_block192_one_quad", "layernorm", BLOCK192_ONE_QUAD,
-                    "one 192-thread block per row, each thread holding one quad (a row of the seed width "
-                    "exactly), single pass, six warps meet in twelve floats of shared behind one barrier"),
+                    "one block of a hundred ninety-two threads per row, each thread holding one quad (a row of the "
+                    "seed width exactly), single pass, six warps meet in twelve floats of shared behind one barrier"),
         KernelVariant("layernorm_4warp_row_uneven", "layernorm", FOUR_WARP_ROW_UNEVEN,
-                    "four warps per row (two rows per 256-thread block) on an uneven split of the row's quads "
-                    "(at the seed width the first half of the threads hold two quads, the second half one), single "
-                    "pass from registers"),
+                    "four warps per row (two rows per block of two hundred fifty-six threads) on an uneven split of "
+                    "the row's quads (at the seed width the first half of the threads hold two quads, the second "
+                    "half one), single pass from registers"),
         KernelVariant("layernorm_2warp_row_staged_shared", "layernorm", TWO_WARP_ROW_STAGED_SHARED,
                     "the two-warp split of mage-003 with the row staged in shared memory, so x is read from global "
                     "memory once"),
         KernelVariant("layernorm_2warp_row_registers", "layernorm", TWO_WARP_ROW_REGISTERS,
-                    "the two-warp split of mage-003 with the row held in registers (three quads a thread at the "
-                    "seed width), so x is read from global memory once"),
+                    "the two-warp split of mage-003 with the row held in registers (three quads a thread at the seed"
+                    " width), so x is read from global memory once"),
         KernelVariant("layernorm_warp_row_any_width", "layernorm", WARP_ROW_ANY_WIDTH,
                     "h200-002: layernorm_warp_row_registers for widths that are not a multiple of four too: the "
-                    "aligned quads that cover a row loaded into registers, the elements outside it zeroed, y written "
-                    "as whole quads inside the row and element by element at its ends (three scalar passes before); "
-                    "where cols is a multiple of four, layernorm_warp_row_registers' code, an entry of its own"),
+                    "aligned quads that cover a row loaded into registers, the elements outside it zeroed, y written"
+                    " as whole quads inside the row and element by element at its ends (three scalar passes before);"
+                    " where cols is a multiple of four, layernorm_warp_row_registers' code, an entry of its own"),
         KernelVariant("layernorm_warp_row_registers", "layernorm", WARP_ROW_REGISTERS,
-                    "h200-001: one warp per row (eight rows per 256-thread block), the whole row in registers with all "
-                    "its 128-bit loads in flight at once, mean then variance about it by shuffles, no shared memory, "
-                    "no barrier"),
+                    "h200-001: one warp per row (eight rows per block of two hundred fifty-six threads), the whole "
+                    "row in registers with all its 128-bit loads in flight at once, mean then variance about it by "
+                    "shuffles, no shared memory, no barrier"),
         KernelVariant("layernorm_warp_row_six_quads", "layernorm", WARP_ROW_SIX_QUADS,
-                    "h200-001: the register kernel sized to hold at most a row of the seed width (six quads a lane); "
-                    "wider rows stream from L2 in three passes"),
+                    "h200-001: the register kernel sized to hold at most a row of the seed width (six quads a lane);"
+                    " wider rows stream from L2 in three passes"),
         KernelVariant("layernorm_warp_two_rows", "layernorm", WARP_TWO_ROWS,
-                    "h200-001: two rows a warp, both rows' loads issued before either is reduced, so an SM's "
-                    "load, reduce and store phases overlap; rows up to the seed width in registers"),
+                    "h200-001: two rows a warp, both rows' loads issued before either is reduced, so an SM's load, "
+                    "reduce and store phases overlap; rows up to the seed width in registers"),
         KernelVariant("layernorm_warp_row_pipelined", "layernorm", WARP_ROW_PIPELINED,
                     "h200-001: four rows a warp in turn, the next row's loads issued before the current row is "
-                    "reduced and stored; rows wider than the seed width one 256-thread block each, in registers"),
+                    "reduced and stored; rows wider than the seed width one block of two hundred fifty-six threads "
+                    "each, in registers"),
         KernelVariant("layernorm_warp_row_smem_affine", "layernorm", WARP_ROW_SMEM_AFFINE,
-                    "h200-001: as layernorm_warp_row_registers, weight and bias staged in shared memory by the "
-                    "block while the rows load, read from there after the reductions"),
+                    "h200-001: as layernorm_warp_row_registers, weight and bias staged in shared memory by the block"
+                    " while the rows load, read from there after the reductions"),
     ]},
     work=work,
     precision=FP32_FMA,  # work counts no FLOPs: no compute floor is measured
