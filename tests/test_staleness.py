@@ -107,7 +107,9 @@ def test_editing_a_display_name_reruns_the_note_and_the_figures(rendered):
 def test_editing_a_variant_s_design_text_reruns_the_note(rendered):
     """The note prints the variants' design texts from ops/<op>.py (it used to stay as it was)."""
     path = rendered / "src" / "fieldnote" / "registry" / "ops" / "layernorm.py"
-    path.write_text(path.read_text().replace("behind a single barrier", "behind one barrier", 1))
+    text = path.read_text()
+    assert "behind a single barrier" in text  # the edit below must change something
+    path.write_text(text.replace("behind a single barrier", "behind one barrier", 1))
     assert "note" in planned(rendered)
 
 

@@ -146,8 +146,8 @@ OP = Op(
                     "and sum of squares in one pass, shuffle reductions, a second pass over x for the output"),
         KernelVariant("layernorm_2warp_row_shared", "layernorm", TWO_WARP_ROW_SHARED,
                     "two warps per row (four rows per block of two hundred fifty-six threads), 128-bit quads, two "
-                    "passes over x, the two warps exchange partial sums once through shared memory behind a single "
-                    "barrier"),
+                    "passes over x, the two warps exchange partial sums once through shared memory "
+                    "behind a single barrier"),
         KernelVariant("layernorm_block96_rsqrt_rn", "layernorm", BLOCK96_RSQRT_RN,
                     "the mage-006 kernel with one block of ninety-six threads per row (two quads a thread hold a row"
                     " of the seed width) and the reciprocal square root rounded to nearest instead of the "
