@@ -456,10 +456,14 @@ def read_when_archived(resolved: dict, declared: Namespace) -> dict:
     if resolved.get("progression") and declared.progression:
         resolved["progression"]["changes"] = declared.progression.get("changes", {})
     why = {a["variant"]: a["why"] for a in declared.attempts if a.get("why")}
-    resolved["attempts"] = [{**{k: v for k, v in a.items() if k != "why"}, **({"why": why[a["variant"]]}
-                                                                             if a["variant"] in why else {})}
+    resolved["attempts"] = [_with_why({k: v for k, v in a.items() if k != "why"}, why)
                             for a in resolved.get("attempts", ())]
     return resolved
+
+
+def _with_why(attempt: dict, why: dict[str, str]) -> dict:
+    """An attempt as the archive recorded it, with the reason the namespace file now gives, if it gives one."""
+    return {**attempt, "why": why[attempt["variant"]]} if attempt["variant"] in why else attempt
 
 
 # The paths a namespace file names that the workflow reads, each with the folder of the checkout it must lie in:
