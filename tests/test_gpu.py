@@ -458,6 +458,17 @@ def test_the_queued_clock_leaves_the_host_out_and_the_event_clock_does_not():
     assert min(spans) > 1000 and max(queued) < 200, (spans, queued)
 
 
+def test_the_queued_clock_refuses_a_call_that_waits_for_the_gpu():
+    """A call that synchronizes reaches the start event before it is enqueued whatever the spin: its span would hold
+    the host's time, so the clock says so instead of returning it."""
+    import torch
+
+    from fieldnote.measure import timing
+    x = torch.ones(1 << 16, device="cuda")
+    with pytest.raises(RuntimeError, match="synchronizes with the GPU"):
+        timing.QueuedClock().time_us(lambda: x.add_(1.0).sum().item())
+
+
 def test_tunes_in_fresh_caches_keep_the_fastest_and_a_later_process_compiles_its_choice(tmp_path, monkeypatch):
     """Issue 41: torch.compile tuned in two empty caches, a process each, timed on fresh verified inputs; a later
     process pointed at the kept cache (as script.py points every compiled job) generates the kept tune's source."""
