@@ -10,4 +10,6 @@ for lib in libdw libelf; do
   rm -f ".gpu/nsys-lib/$lib.so.1"
   cp ".gpu/nsys-lib/$lib-0.188.so" ".gpu/nsys-lib/$lib.so.1"
 done
-ls -la .gpu/nsys-lib
+# The library peers (pyproject's `peers` extra): their wheels alone, the machine has what they need (torch, triton).
+python3 -m pip download -q --no-deps -d .gpu/wheels "liger-kernel==0.8.5" 2>&1 | grep -v '^WARNING: Location' || true
+ls -la .gpu/nsys-lib .gpu/wheels/liger_kernel-*

@@ -103,10 +103,12 @@ def test_the_implementations_a_namespace_may_list_come_from_the_implementation_r
     from fieldnote.registry.config import load_defaults, resolve
     from fieldnote.registry.vocabulary import CHECKED_ON_CPU, MEASURED
 
-    assert MEASURED == ("torch", "triton", "compiled", "cuda", "ptx") and CHECKED_ON_CPU == ("torch", "triton")
+    assert MEASURED == ("torch", "triton", "compiled", "library", "cuda", "ptx")
+    assert CHECKED_ON_CPU == ("torch", "triton")
     path = tmp_path / "imported-only.yaml"
     path.write_text(yaml.safe_dump({"ops": ["gelu"], "implementations": ["rust"], "variants": {}}))
-    with pytest.raises(PipelineError, match=r"'rust' is not one of \['torch', 'triton', 'compiled', 'cuda', 'ptx'\]"):
+    listed = r"\['torch', 'triton', 'compiled', 'library', 'cuda', 'ptx'\]"
+    with pytest.raises(PipelineError, match=r"'rust' is not one of " + listed):
         resolve("imported-only", path, load_defaults(ROOT / "config" / "config.yaml"))
 
 

@@ -31,7 +31,7 @@ use rule build_cuda as build_ptx with:
 
 rule build_triton:
     input:
-        sources=lambda w: triton_sources(w.op),
+        sources=lambda w: peer_sources("triton", w.op),
         code=code_of("build_triton"),
     output:
         cubin="work/build/{arch}/triton/{op}.cubin",

@@ -154,9 +154,11 @@ def subjects_of(ns, op, names=None):
     }
 
 
-def triton_sources(op):
-    """The Triton kernel file of an op, and those of its folder it imports."""
-    return list(cached_sources("triton", op, Path(workflow.basedir)))
+def peer_sources(implementation, op):
+    """The kernel files a peer of an op runs: its Triton kernel or library call and the files of its folder they
+    import; torch's and torch.compile's, the torch reference."""
+    folder = implementation if implementation in ("triton", "library") else "torch"
+    return list(cached_sources(folder, op, Path(workflow.basedir)))
 
 
 IMPORTED_TABLES = tables.IMPORTED  # what importing the original's evidence brings (fieldnote/evidence/tables.py)
@@ -276,9 +278,7 @@ def check_inputs(wildcards):
     ns, subject = ns_of(wildcards), subject_of(wildcards)
     files = input_files(ns, wildcards.op)
     files["code"] = code_of("check", wildcards.op)
-    files["kernel"] = (
-        triton_sources(wildcards.op) if subject["implementation"] == "triton" else f"kernels/torch/{wildcards.op}.py"
-    )
+    files["kernel"] = peer_sources(subject["implementation"], wildcards.op)
     if subject["cubin"]:
         files["cubin"] = subject["cubin"]
     if subject["implementation"] == "compiled":
@@ -495,11 +495,7 @@ def gpu_workload_inputs(wildcards, names=None):
     files = input_files(ns, op)
     files["checks"] = [f"work/{ns.name}/check/gpu/{op}/{name}.parquet" for name in subjects]
     implementations = {s["implementation"] for s in subjects.values()}
-    files["kernels"] = [
-        f
-        for impl in sorted(implementations - set(TOOLCHAINS))
-        for f in (triton_sources(op) if impl == "triton" else [f"kernels/torch/{op}.py"])
-    ]
+    files["kernels"] = [f for impl in sorted(implementations - set(TOOLCHAINS)) for f in peer_sources(impl, op)]
     files["cubins"] = [s["cubin"] for s in subjects.values() if s["cubin"]]
     # no hand-written variant is timed before the sanitizer has passed it
     files["sanitized"] = [

@@ -16,10 +16,12 @@ from pathlib import Path
 
 import numpy as np
 
+from ..registry.vocabulary import PEERS
+
 
 def subject(op: str, name: str, folder: Path):
     """(implementation, variant name, cubin path) of a subject; a CUDA variant is built here."""
-    if name in ("torch", "triton", "compiled"):
+    if name in PEERS:
         return name, None, None
     from ..registry.ops import OPS
     from .build import cuda
@@ -95,7 +97,7 @@ def main(argv: list[str] | None = None, prog: str = "python -m fieldnote.measure
     parser.add_argument("--shape", help="key=value,... (default: the seed shape from config/config.yaml)")
     parser.add_argument("--counters", action="store_true", help="then Nsight Compute's counters of each subject")
     args = parser.parse_args(argv)
-    peers = [i for i in OPS[args.op].implementations if i in ("torch", "triton", "compiled")]
+    peers = [i for i in OPS[args.op].implementations if i in PEERS]
     unknown = [n for n in args.subjects if n not in (*peers, *OPS[args.op].kernel_variants)]
     if unknown:
         parser.error(f"no implementation or hand-written variant of {args.op} named {', '.join(unknown)} "

@@ -41,10 +41,27 @@ def describe() -> dict:
         info["driver"] = pynvml.nvmlSystemGetDriverVersion()
     except Exception as e:  # NVML is optional evidence; its absence is recorded, not fatal
         info["driver"] = f"unavailable ({type(e).__name__})"
+    info["libraries"] = libraries()
     info["clocks_at_start"] = State()()
     info["host_gpus"] = host_gpus()
     info.update(pipeline())
     return info
+
+
+def libraries() -> dict:
+    """Each op's library peer as installed here (`package version`), or why not: the version a library peer was
+    measured at is part of its number."""
+    from importlib.metadata import PackageNotFoundError, version
+
+    from ..registry.ops import OPS
+
+    found = {}
+    for op in (spec for spec in OPS.values() if spec.library):
+        try:
+            found[op.name] = f"{op.library.title}: {op.library.package} {version(op.library.package)}"
+        except PackageNotFoundError:
+            found[op.name] = f"{op.library.title}: {op.library.package} not installed"
+    return found
 
 
 def pipeline() -> dict:

@@ -2,7 +2,8 @@
 
 torch returns a fresh tensor (as a library user would write it); compiled is the same torch function through
 torch.compile (max-autotune, without CUDA graphs: what a user reaches for instead of hand-written kernels, and a
-peer of ours); triton and cuda write into `out`.
+peer of ours); library is the op's own library as its users call it, returning a fresh tensor too; triton and cuda
+write into `out`.
 """
 from __future__ import annotations
 
@@ -10,6 +11,7 @@ import os
 from collections.abc import Callable
 from pathlib import Path
 
+from ..core.errors import PipelineError
 from ..registry.ops import OPS, KernelVariant
 from ..registry.toolchains import TOOLCHAINS
 from . import kernels
@@ -25,6 +27,9 @@ def runner(op: str, implementation: str, variant: KernelVariant | None = None, c
     if implementation == "compiled":
         fn = compiled(op)
         return lambda t, shape: fn(*(t[n] for n in spec.torch_args))
+    if implementation == "library":
+        fn = library(op)
+        return lambda t, shape: fn(*(t[n] for n in spec.library.args))
     if implementation == "triton":
         fn = kernels.function("triton", op)
         return lambda t, shape: fn(*(t[n] for n in spec.triton_args), t["out"])
@@ -37,6 +42,19 @@ def runner(op: str, implementation: str, variant: KernelVariant | None = None, c
             return t["out"]
         return run
     raise ValueError(f"unknown implementation '{implementation}'")
+
+
+def library(op: str):
+    """kernels/library/<op>.py's entry point; where the library is not installed here, one error that names it."""
+    spec = OPS[op]
+    if spec.library is None:
+        raise PipelineError(f"{op} has no library peer (registry/ops/{op}.py names none)")
+    try:
+        return kernels.function("library", op)
+    except ImportError as e:
+        raise PipelineError(f"{op}: its library peer {spec.library.title} does not import here ({e}): install "
+                            f"'{spec.library.package}' or leave 'library' out of the namespace's implementations"
+                            ) from None
 
 
 SHAPES_A_PROCESS = 64  # the most shapes one process compiles an op at (a sweep's points)

@@ -24,6 +24,7 @@ IMPLEMENTATION_REGISTRY = {i.name: i for i in (
     Implementation("torch", "PyTorch", "#4C72B0", False, checked_on_cpu=True),
     Implementation("triton", "Triton", "#DD8452", False, checked_on_cpu=True),
     Implementation("compiled", "torch.compile", "#8172B3", False),
+    Implementation("library", "Library", "#DA8BC3", False),  # the op's own library (ops/base.py: Library)
     Implementation("cuda", "CUDA C++", "#55A868", True),
     Implementation("ptx", "PTX", "#937860", True),  # hand-written PTX (toolchains.py: the second toolchain)
     Implementation("rust", "Rust", "#C44E52", True, measured=False),  # the original's cuda-oxide kernels, imported
@@ -33,6 +34,7 @@ IMPLEMENTATIONS = {name: i.title for name, i in IMPLEMENTATION_REGISTRY.items()}
 COLORS = {name: i.colour for name, i in IMPLEMENTATION_REGISTRY.items()}
 HAND_WRITTEN = tuple(name for name, i in IMPLEMENTATION_REGISTRY.items() if i.hand_written)
 MEASURED = tuple(name for name, i in IMPLEMENTATION_REGISTRY.items() if i.measured)
+PEERS = tuple(name for name, i in IMPLEMENTATION_REGISTRY.items() if i.measured and not i.hand_written)
 CHECKED_ON_CPU = tuple(name for name, i in IMPLEMENTATION_REGISTRY.items() if i.checked_on_cpu)
 
 

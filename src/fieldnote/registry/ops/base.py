@@ -111,6 +111,18 @@ class Precision:
     per_flop: int = 1
 
 
+@dataclass(frozen=True)
+class Library:
+    """The library a user would pick for the op instead of writing a kernel: measured as the implementation
+    `library`, called from kernels/library/<op>.py with the inputs `args` names, in order; the distribution
+    `package` is what a machine installs (its version is recorded with the GPU's description, gpu.describe) and
+    `title` how the note names it."""
+
+    title: str
+    package: str
+    args: tuple[str, ...]
+
+
 FP32_FMA = Precision("fp32_fma")  # the FP32 pipes, one of their FLOPs (an FMA is two) for each FLOP
 THREE_TF32 = Precision("tf32_tensor", 3)
 
@@ -147,6 +159,7 @@ class Op:
     # rewrote. The dim that holds a row's width, where the sweep figure draws a line per width.
     in_progression: bool = False
     sweep_lines_by: str | None = None
+    library: Library | None = None  # the op's library peer, where one is made for it
 
     @property
     def cpu_test_shape(self) -> Shape:
@@ -155,9 +168,11 @@ class Op:
     @property
     def implementations(self) -> tuple[str, ...]:
         """What the op can be measured as: its torch reference (kernels/torch/<op>.py) and torch.compile of it,
-        its Triton kernel where it has one, and each toolchain its hand-written variants are built with."""
+        its Triton kernel and its library where it has them, and each toolchain its hand-written variants are built
+        with."""
         triton = ("triton",) if self.triton_args is not None else ()
-        return ("torch", *triton, "compiled", *sorted({v.toolchain for v in self.kernel_variants.values()}))
+        library = ("library",) if self.library is not None else ()
+        return ("torch", *triton, "compiled", *library, *sorted({v.toolchain for v in self.kernel_variants.values()}))
 
     def label(self, shape: Shape) -> str:
         """The shape as the note writes it: 1024x1024x1024, 4096x768, ..."""

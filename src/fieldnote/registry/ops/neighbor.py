@@ -1,7 +1,7 @@
 """Neighbor aggregation over a CSR graph: out[dst[e]] += weight[e] * x[src[e]] for every edge e."""
 import numpy as np
 
-from .base import FP32_FMA, EdgeCase, KernelVariant, LaunchContract, Op, cdiv, normal
+from .base import FP32_FMA, EdgeCase, KernelVariant, LaunchContract, Library, Op, cdiv, normal
 
 i32 = np.int32
 
@@ -63,4 +63,6 @@ OP = Op(
     work=work,
     may_be_zero=("edges",),
     precision=FP32_FMA,  # a weight times a feature added, an edge at a time, on every implementation
+    # cuSPARSE's SpMM, reached through torch.sparse's CSR times dense: its version is torch's
+    library=Library("cuSPARSE", "torch", ("x", "weight", "src", "rowptr")),
 )
