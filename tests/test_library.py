@@ -45,15 +45,23 @@ def test_a_library_that_does_not_import_is_one_error_naming_its_package(monkeypa
         runner("gelu", "library")
 
 
-def test_each_library_peer_s_version_is_recorded_or_its_absence(monkeypatch):
+def test_each_library_peer_s_version_is_recorded_and_named_by_the_note(monkeypatch):
     import importlib.metadata
 
-    import torch
+    import pandas as pd
+
+    from fieldnote.publish import note
 
     real = importlib.metadata.version
     monkeypatch.setattr(importlib.metadata, "version", lambda name: (
         real(name) if name != "liger-kernel" else (_ for _ in ()).throw(importlib.metadata.PackageNotFoundError)))
     found = gpu.libraries()
-    assert found["neighbor"] == f"cuSPARSE: torch {real('torch')}" and torch.__version__.startswith(real("torch")[:4])
-    assert found["layernorm"] == "Liger: liger-kernel not installed"
+    assert found["neighbor"] == {"library": "cuSPARSE", "package": "torch", "version": real("torch")}
+    assert found["layernorm"] == {"library": "Liger", "package": "liger-kernel", "version": None}
     assert set(found) == {op for op, spec in OPS.items() if spec.library}
+    summary = pd.DataFrame({"op": ["layernorm", "neighbor", "neighbor"],
+                            "implementation": ["library", "torch", "library"]})
+    assert note.libraries(summary, {"libraries": found}) == (
+        " The Library column is each op's own library, as its users call it: Liger (liger-kernel at a version not "
+        f"recorded) for LayerNorm; cuSPARSE (torch {real('torch')}) for Neighbor aggregation.")
+    assert note.libraries(summary[summary["implementation"] == "torch"], {"libraries": found}) == ""

@@ -49,19 +49,19 @@ def describe() -> dict:
 
 
 def libraries() -> dict:
-    """Each op's library peer as installed here (`package version`), or why not: the version a library peer was
-    measured at is part of its number."""
+    """Each op's library peer as installed here (its version None where it is not): the version a library peer
+    was measured at is part of its number."""
     from importlib.metadata import PackageNotFoundError, version
 
     from ..registry.ops import OPS
 
-    found = {}
-    for op in (spec for spec in OPS.values() if spec.library):
+    def installed(package: str) -> str | None:
         try:
-            found[op.name] = f"{op.library.title}: {op.library.package} {version(op.library.package)}"
+            return version(package)
         except PackageNotFoundError:
-            found[op.name] = f"{op.library.title}: {op.library.package} not installed"
-    return found
+            return None
+    return {op.name: {"library": op.library.title, "package": op.library.package,
+                      "version": installed(op.library.package)} for op in OPS.values() if op.library}
 
 
 def pipeline() -> dict:

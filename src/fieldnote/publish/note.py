@@ -8,6 +8,7 @@ import sys
 
 import pandas as pd
 
+from ..registry.ops import OPS
 from ..registry.subjects import adopted
 from ..registry.vocabulary import HAND_WRITTEN, IMPLEMENTATIONS, METRIC_NAMES, OP_TITLES, hand_written, us
 from . import verdicts
@@ -514,6 +515,19 @@ def several_gpus(tables: dict[str, pd.DataFrame]) -> str:
             "control band compares captures of one GPU model only.")
 
 
+def libraries(summary: pd.DataFrame, environment: dict) -> str:
+    """A sentence naming the library behind each op's Library column, at the version the run recorded."""
+    ops = [op for op in OPS if ((summary["op"] == op) & (summary["implementation"] == "library")).any()]
+    recorded = environment.get("libraries", {})
+
+    def named(op: str) -> str:
+        lib = recorded.get(op) or {"library": OPS[op].library.title, "package": OPS[op].library.package}
+        version = lib.get("version") or "at a version not recorded"
+        return f"{lib['library']} ({lib['package']} {version}) for {OP_TITLES[op]}"
+    return (f" The {IMPLEMENTATIONS['library']} column is each op's own library, as its users call it: "
+            f"{'; '.join(map(named, ops))}.") if ops else ""
+
+
 def words(namespace: str, description: str, environment: dict, tables: dict[str, pd.DataFrame],
           made: dict[str, str], history: dict | None = None, roofline: tuple[dict, dict] | None = None,
           targets: dict | None = None, provenance: dict | None = None,
@@ -533,7 +547,8 @@ def words(namespace: str, description: str, environment: dict, tables: dict[str,
         "method": f"GPU: {environment.get('gpu', 'unknown')}. Kernel time is the sum of captured kernel durations "
                   f"per iteration ({', '.join(sorted(set(summary['backend'].dropna())))}); a span is the mean of "
                   f"{eager.groupby(['op', 'subject']).size().min()} warmed CUDA-event samples around one call in "
-                  f"{eager['round'].nunique()} rounds with rotating implementation order.{several_gpus(tables)}",
+                  f"{eager['round'].nunique()} rounds with rotating implementation order.{several_gpus(tables)}"
+                  f"{libraries(summary, environment)}",
         "mine_title": mine, "hands_title": " and ".join(hands) or mine,
         "roof": roofline[1] if roofline else None,
         "history_sections": "\n\n".join(history_sections(namespace, tables, history or {}, made)),
