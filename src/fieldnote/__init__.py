@@ -12,11 +12,13 @@ __version__ = "0.1.0"
 
 
 def _one_line_on_ctrl_c(kind, value, traceback, default=sys.excepthook):
-    """A Ctrl-C that reaches the top of a job (or of Snakemake's parsing) is one line, not a traceback; Python
-    still exits as killed by SIGINT."""
+    """A Ctrl-C that reaches the top of a process (Snakemake's parsing, a command) is one line, not a traceback;
+    in a job's script, none: the run's console says it once for all its jobs (snakemake_logger_plugin_fieldnote).
+    Python still exits as killed by SIGINT."""
     if issubclass(kind, KeyboardInterrupt):
-        print("fieldnote: interrupted (Ctrl-C); what was being written is a temporary file, never published",
-              file=sys.stderr)
+        if "/.snakemake/scripts/" not in sys.argv[0]:
+            print("fieldnote: interrupted (Ctrl-C); what was being written is a temporary file, never published",
+                  file=sys.stderr)
     else:
         default(kind, value, traceback)
 

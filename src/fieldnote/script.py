@@ -94,8 +94,8 @@ def refuse(line: str, status: int) -> None:
 def entry(main):
     """Run `main(snakemake)`; a PipelineError becomes one line, in the job's log and kept for the workflow's onerror
     hook to print last, and exit status REFUSED (the console leaves the failed script's traceback out:
-    snakemake_logger_plugin_fieldnote); a Ctrl-C one line and status INTERRUPTED (what the job was writing is a
-    temporary file, never published)."""
+    snakemake_logger_plugin_fieldnote); a Ctrl-C a line in the job's log and status INTERRUPTED (what the job was
+    writing is a temporary file, never published; the console says it once for the run)."""
     from .core.errors import INTERRUPTED, REFUSED, PipelineError
 
     @wraps(main)
@@ -115,8 +115,8 @@ def entry(main):
                 raise
             refuse(f"fieldnote: rule {snakemake.rule}: cannot write {e.filename or 'its output'}: {e.strerror}; "
                    "what it was writing was a temporary file, and nothing was published", REFUSED)
-        except KeyboardInterrupt:
-            print(f"fieldnote: interrupted: rule {snakemake.rule} stopped before it finished and published nothing",
-                  file=sys.stderr)
+        except KeyboardInterrupt:  # said in the job's log; the console says it once for the run
+            progress.warning(f"fieldnote: interrupted: rule {snakemake.rule} stopped before it finished and "
+                             "published nothing")
             sys.exit(INTERRUPTED)
     return wrapped

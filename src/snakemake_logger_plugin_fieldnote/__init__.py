@@ -8,6 +8,8 @@ with two differences.
 - A job that refused (a `fieldnote:` line in its log, exit status `fieldnote.core.errors.REFUSED`) is not reported
   again: Snakemake's traceback of the failed script and its error block are left out, and the workflow's `onerror` hook
   prints each refusal's one line last (`fieldnote.core.errors.STOP_MESSAGE`).
+- A Ctrl-C is one line where Snakemake says it terminates the jobs; the jobs it stopped are not reported as
+  failures after it (a job killed by the signal, or one that said so itself with status INTERRUPTED).
 
 Snakemake finds it by its module's name (snakemake-interface-logger-plugins); it is installed with the package.
 """
@@ -47,6 +49,29 @@ def refused(record: logging.LogRecord) -> bool:
     if event == LogEvent.JOB_ERROR:
         return any(last_line(Path(log)).startswith(PREFIX) for log in getattr(record, "log", None) or ())
     return False
+
+
+STOPPING = "Terminating processes on user request"  # Snakemake's word, once, when a Ctrl-C reaches its scheduler
+KILLED = ("died with <Signals.SIGINT", "died with <Signals.SIGTERM", "KeyboardInterrupt")
+
+
+def stopped(record: logging.LogRecord) -> bool:
+    """After a Ctrl-C: a job's failure that is the interrupt's doing (its error block, its script's error)."""
+    if get_event(record) == LogEvent.JOB_ERROR:
+        return True
+    from fieldnote.core.errors import INTERRUPTED
+
+    text = str(record.msg)
+    return get_event(record) == LogEvent.ERROR and (
+        any(k in text for k in KILLED) or f"returned non-zero exit status {INTERRUPTED}." in text)
+
+
+def interrupt_line(record: logging.LogRecord) -> logging.LogRecord:
+    record = copy.copy(record)
+    record.msg = (f"{PREFIX}interrupted (Ctrl-C): the running jobs are stopped; what they were writing was a "
+                  "temporary file, never published, and the next run starts them again")
+    record.args = ()
+    return record
 
 
 def missing_target(record: logging.LogRecord) -> logging.LogRecord:
@@ -106,9 +131,12 @@ class LogHandler(LogHandlerBase):
             nocolor=s.nocolor, stream=sys.stdout if s.stdout else sys.stderr,
             formatter=DefaultFormatter(s.quiet, s.show_failed_logs),
             filter=DefaultFilter(s.quiet, s.debug_dag, s.verbose, s.dryrun, s.printshellcmds))
+        self.stopping = False  # a Ctrl-C reached Snakemake's scheduler
 
     def emit(self, record: logging.LogRecord) -> None:
-        if not self.console.filter(record) or refused(record):
+        if str(record.msg).startswith(STOPPING):
+            self.stopping, record = True, interrupt_line(record)
+        if not self.console.filter(record) or refused(record) or (self.stopping and stopped(record)):
             return
         if get_event(record) == LogEvent.JOB_INFO and not self.common_settings.verbose:
             record = without_code(record)
