@@ -6,10 +6,11 @@ import sys
 from pathlib import Path
 
 SRC = str(Path(workflow.basedir) / "src")
+SITE = str(Path(workflow.basedir) / "workflow" / "site")  # sitecustomize.py: a job's Ctrl-C without a traceback
 sys.path.insert(0, SRC)
 # The jobs import the package from this checkout's src/, whatever else is installed; asserted (and so passed on
 # to jobs run elsewhere) by envvars.
-os.environ["PYTHONPATH"] = os.pathsep.join(p for p in (SRC, os.environ.get("PYTHONPATH")) if p)
+os.environ["PYTHONPATH"] = os.pathsep.join(p for p in (SITE, SRC, os.environ.get("PYTHONPATH")) if p)
 
 
 envvars:

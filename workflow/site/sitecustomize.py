@@ -1,0 +1,26 @@
+"""Imported by every job's Python before its script (common.smk puts this folder first on the jobs' PYTHONPATH).
+
+Snakemake runs a `script:` behind a preamble of its own that imports Snakemake, about a second a job: a Ctrl-C
+landing there, before the package's own hook (fieldnote/__init__.py) is set, was a traceback per job. Here the
+hook is set before any of it. A job says nothing of the interrupt: the run's console says it once
+(snakemake_logger_plugin_fieldnote), and Python still exits as killed by SIGINT, so Snakemake reads it so.
+A sitecustomize this one shadows (a distribution's own) is run after it.
+"""
+import importlib.machinery
+import importlib.util
+import os
+import sys
+
+
+def _silent_on_ctrl_c(kind, value, traceback, default=sys.excepthook):
+    if not issubclass(kind, KeyboardInterrupt):
+        default(kind, value, traceback)
+
+
+sys.excepthook = _silent_on_ctrl_c
+
+_here = os.path.dirname(os.path.abspath(__file__))
+_shadowed = importlib.machinery.PathFinder.find_spec(
+    "sitecustomize", [p for p in sys.path if os.path.abspath(p or ".") != _here])
+if _shadowed is not None and _shadowed.loader is not None:
+    _shadowed.loader.exec_module(importlib.util.module_from_spec(_shadowed))
