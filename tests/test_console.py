@@ -60,6 +60,37 @@ def test_the_report_carries_the_note_figures_and_tables_or_says_what_to_build(pr
     assert everything.returncode != 0 and len(said) == 1 and "is not built yet" in said[0], everything.stderr
 
 
+@pytest.mark.slow
+def test_a_ctrl_c_while_jobs_run_is_one_line(project: Path):
+    """A terminal's Ctrl-C reaches Snakemake and every job it runs (one process group): wherever it lands in a job's
+    life (Snakemake's script preamble, the imports, the work), the run ends with the console's one line and
+    Snakemake's summary, no job's traceback or error block. Two runs of mage-006's CPU stages, stopped early and
+    later, so that jobs are caught at different points."""
+    import os
+    import signal
+    import subprocess
+    import sys
+    import time
+
+    from conftest import to_measure
+
+    to_measure(project, "mage-006")
+    env = {**os.environ, "PYTHONPATH": str(project / "src"), "FIELDNOTE_ROOT": str(project)}
+    for delay in (9, 16):
+        run = subprocess.Popen([sys.executable, "-m", "snakemake", "--cores", "2", "results/mage-006"], cwd=project,
+                               env=env, stdout=subprocess.PIPE, stderr=subprocess.PIPE, text=True,
+                               start_new_session=True, preexec_fn=lambda: signal.signal(signal.SIGINT, signal.SIG_DFL))
+        time.sleep(delay)
+        os.killpg(run.pid, signal.SIGINT)  # what a terminal sends: the whole foreground group
+        out, err = run.communicate(timeout=300)
+        said = [line for line in (out + err).splitlines() if line.startswith("fieldnote:")]
+        assert run.returncode != 0 and said == [
+            "fieldnote: interrupted (Ctrl-C): the running jobs are stopped; what they were writing was a temporary "
+            "file, never published, and the next run starts them again"], err
+        for noise in ("Traceback", "KeyboardInterrupt", "Error in rule", "CalledProcessError", "RuleException"):
+            assert noise not in out + err, err
+
+
 SCRIPTS = sorted((Path(__file__).parents[1] / "workflow" / "scripts").glob("*.py"))
 
 
