@@ -39,6 +39,8 @@ def cuda_runner(tmp_path, op, variant, source=None):
 def implementations(tmp_path, op):
     yield "torch", runner(op, "torch")
     yield "triton", runner(op, "triton")
+    if OPS[op].library:
+        yield "library", runner(op, "library")
     for variant in OPS[op].kernel_variants.values():
         yield variant.name, cuda_runner(tmp_path, op, variant)
 
