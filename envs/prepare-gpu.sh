@@ -11,5 +11,5 @@ for lib in libdw libelf; do
   cp ".gpu/nsys-lib/$lib-0.188.so" ".gpu/nsys-lib/$lib.so.1"
 done
 # The library peers (pyproject's `peers` extra): their wheels alone, the machine has what they need (torch, triton).
-python3 -m pip download -q --no-deps -d .gpu/wheels "liger-kernel==0.8.5" 2>&1 | grep -v '^WARNING: Location' || true
+python3 -m pip download -q --no-deps -d .gpu/wheels "liger-kernel==0.8.5" "nvidia-cutlass==4.2.0.0" 2>&1 | grep -v '^WARNING: Location' || true
 ls -la .gpu/nsys-lib .gpu/wheels/liger_kernel-*

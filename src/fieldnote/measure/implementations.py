@@ -50,7 +50,9 @@ def library(op: str):
     if spec.library is None:
         raise PipelineError(f"{op} has no library peer (registry/ops/{op}.py names none)")
     try:
-        return kernels.function("library", op)
+        module = kernels.load("library", op)
+        getattr(module, "prepare", lambda: None)()  # a library built on the machine it runs on is built here
+        return getattr(module, op)
     except ImportError as e:
         raise PipelineError(f"{op}: its library peer {spec.library.title} does not import here ({e}): install "
                             f"'{spec.library.package}' or leave 'library' out of the namespace's implementations"

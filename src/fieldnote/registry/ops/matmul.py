@@ -3,7 +3,7 @@ import dataclasses
 
 import numpy as np
 
-from .base import THREE_TF32, KernelVariant, LaunchContract, Op, TensorMap, cdiv, normal, round_up
+from .base import THREE_TF32, KernelVariant, LaunchContract, Library, Op, TensorMap, cdiv, normal, round_up
 
 i32 = np.int32
 
@@ -284,4 +284,5 @@ OP = Op(
     work=work,
     # the wgmma and mma.sync kernels: three TF32 products for each FP32 one (torch's, Triton's: the FP32 pipes)
     precision=THREE_TF32,
+    library=Library("CUTLASS", "nvidia-cutlass", ("a", "b")),  # its 3xTF32 GEMM, built here (kernels/library)
 )
