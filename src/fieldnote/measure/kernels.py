@@ -24,7 +24,8 @@ def function(implementation: str, op: str):
 
 def sources(implementation: str, op: str, root: Path = ROOT) -> list[str]:
     """kernels/<implementation>/<op>.py and the files of its folder it imports (the triangle's Triton kernel is the
-    matmul's), relative to `root`: what a job running it depends on."""
+    matmul's), each with the CUDA source beside it that it builds (the library matmul's <op>.cu), relative to
+    `root`: what a job running it depends on."""
     import ast
 
     folder, todo, found = Path("kernels") / implementation, [op], []
@@ -34,6 +35,8 @@ def sources(implementation: str, op: str, root: Path = ROOT) -> list[str]:
         if str(path) in found or not (root / path).is_file():
             continue
         found.append(str(path))
+        if (root / path.with_suffix(".cu")).is_file():
+            found.append(str(path.with_suffix(".cu")))
         tree = ast.parse((root / path).read_text())
         todo += [n.module for n in ast.walk(tree) if isinstance(n, ast.ImportFrom) and n.level == 1 and n.module]
     return found
