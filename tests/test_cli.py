@@ -19,7 +19,7 @@ def fieldnote(*args: str) -> subprocess.CompletedProcess:
     (["show"], "the following arguments are required: bundle"),
     (["show", "results/no-such-namespace"], "results/no-such-namespace is not a bundle"),
     (["new", "x.y", "--from", "h200-001"], "'x.y' is not a valid name"),
-    (["new", "fresh", "--from", "h200-099"], "unknown namespace 'h200-099' (did you mean 'h200-002'? known: "),
+    (["new", "fresh", "--from", "mage-0066"], "unknown namespace 'mage-0066' (did you mean 'mage-006'? known: "),
     (["new", "mage-006", "--from", "h200-001"], "mage-006.yaml exists already"),
 ])
 def test_a_bad_command_line_says_why_and_fails(args, says):
