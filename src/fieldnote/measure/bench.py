@@ -6,7 +6,7 @@ timed; the others go on. With --counters, Nsight Compute then profiles each subj
 capture and metrics). A development aid; the pipeline's captures are the evidence.
 
     python -m fieldnote.measure.bench OP SUBJECT... [--shape rows=65536,cols=4096] [--counters]
-    SUBJECT: torch, triton, compiled, or a CUDA variant of OP
+    SUBJECT: torch, triton, compiled, library (where the op has one), or a CUDA variant of OP
 """
 from __future__ import annotations
 
