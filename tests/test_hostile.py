@@ -566,7 +566,11 @@ def test_ctrl_c_stops_a_job_with_one_line(checkout):
     out, err = run.communicate(timeout=120)
     assert run.returncode != 0
     assert "Traceback" not in out + err and "KeyboardInterrupt" not in out + err, err[-3000:]
-    assert "fieldnote: interrupted: rule inputs stopped before it finished and published nothing" in err, err[-3000:]
+    said = [line for line in (out + err).splitlines() if line.startswith("fieldnote:")]
+    assert said == ["fieldnote: interrupted (Ctrl-C): the running jobs are stopped; what they were writing was a "
+                    "temporary file, never published, and the next run starts them again"], err[-3000:]
+    assert log.read_text().rstrip().endswith(
+        "fieldnote: interrupted: rule inputs stopped before it finished and published nothing")
     assert not (checkout / target).exists()
     folder = (checkout / target).parent
     assert not folder.exists() or not [p for p in folder.iterdir() if p.name.endswith(".tmp")]
