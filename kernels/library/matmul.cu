@@ -26,12 +26,13 @@ int run(const float* a, const float* b, float* c, int m, int n, int k, cudaStrea
 
 extern "C" int fieldnote_cutlass_configs() { return 3; }
 
-// config 0: a 128-square tile, K steps of sixteen, three stages (CUTLASS's own 3xTF32 example); 1: the same tile
-// with K steps of thirty-two; 2: a 64-square tile in four stages, more blocks for small products. The 128-bit
-// access path where n and k are multiples of four, the scalar one otherwise. Returns 0, or why not.
-extern "C" int fieldnote_cutlass_gemm(int config, const float* a, const float* b, float* c, int m, int n, int k,
-                                      cudaStream_t stream) {
-  bool quads = n % 4 == 0 && k % 4 == 0;
+// config 0: a 128-square tile, K steps of sixteen, three stages; 1: the same tile with K steps of thirty-two; 2: a
+// 64-square tile in four stages, more blocks for small products. quads: the 128-bit access path, where n and k are
+// multiples of four and the three pointers 16-byte aligned (the caller knows them), else the scalar one. Each call
+// builds and checks its arguments as CUTLASS's device API has them (host time in the span, not in the kernel's).
+// Returns 0, or why not.
+extern "C" int fieldnote_cutlass_gemm(int config, int quads, const float* a, const float* b, float* c, int m, int n,
+                                      int k, cudaStream_t stream) {
   switch (config * 2 + (quads ? 0 : 1)) {
     case 0: return run<Gemm3xTF32<128, 128, 16, 64, 64, 3, 4>>(a, b, c, m, n, k, stream);
     case 1: return run<Gemm3xTF32<128, 128, 16, 64, 64, 3, 1>>(a, b, c, m, n, k, stream);

@@ -1,5 +1,7 @@
 """Neighbor aggregation as cuSPARSE's SpMM, reached through torch.sparse: the graph's CSR arrays (destinations as
-rows, sources as columns, edge weights as values) taken as they are, no copy, times the dense features."""
+rows, sources as columns, edge weights as values) taken as they are, no copy, times the dense features. cuSPARSE
+documents a row's columns as sorted and unique; a graph's rows hold them in any order and repeated (an edge drawn
+twice), as a user's graph would, and the gate holds every call to the reference (its duplicate-edges case)."""
 import warnings
 
 import torch

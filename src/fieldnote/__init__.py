@@ -12,15 +12,16 @@ __version__ = "0.1.0"
 
 
 def _one_line_on_ctrl_c(kind, value, traceback, default=sys.excepthook):
-    """A Ctrl-C that reaches the top of a process (Snakemake's parsing, a command) is one line, not a traceback;
-    in a job's script, none: the run's console says it once for all its jobs (snakemake_logger_plugin_fieldnote).
+    """A Ctrl-C that reaches the top of a process (Snakemake's parsing, a command) is one line, not a traceback.
     Python still exits as killed by SIGINT."""
     if issubclass(kind, KeyboardInterrupt):
-        if "/.snakemake/scripts/" not in sys.argv[0]:
-            print("fieldnote: interrupted (Ctrl-C); what was being written is a temporary file, never published",
-                  file=sys.stderr)
+        print("fieldnote: interrupted (Ctrl-C); what was being written is a temporary file, never published",
+              file=sys.stderr)
     else:
         default(kind, value, traceback)
 
 
-sys.excepthook = _one_line_on_ctrl_c
+# A job's Python has a silent hook already (workflow/site/sitecustomize.py): the run's console says it once for all
+# its jobs (snakemake_logger_plugin_fieldnote).
+if not getattr(sys.excepthook, "fieldnote_job", False):
+    sys.excepthook = _one_line_on_ctrl_c

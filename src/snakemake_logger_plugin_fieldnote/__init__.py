@@ -52,18 +52,18 @@ def refused(record: logging.LogRecord) -> bool:
 
 
 STOPPING = "Terminating processes on user request"  # Snakemake's word, once, when a Ctrl-C reaches its scheduler
-KILLED = ("died with <Signals.SIGINT", "died with <Signals.SIGTERM", "KeyboardInterrupt")
+# a job's script ended by the interrupt: killed by the signal, or failed (a Python interrupted while it starts,
+# before any code can catch it, exits with status 1, and prints CPython's own word for it)
+KILLED = ("died with <Signals.SIGINT", "died with <Signals.SIGTERM", "KeyboardInterrupt", "CalledProcessError")
 
 
 def stopped(record: logging.LogRecord) -> bool:
-    """After a Ctrl-C: a job's failure that is the interrupt's doing (its error block, its script's error)."""
+    """After a Ctrl-C: a failure that is the interrupt's doing. A script killed by the signal; a job's error block,
+    unless its log holds a traceback (a job that failed of itself while the run was stopping is still reported)."""
     if get_event(record) == LogEvent.JOB_ERROR:
-        return True
-    from fieldnote.core.errors import INTERRUPTED
-
-    text = str(record.msg)
-    return get_event(record) == LogEvent.ERROR and (
-        any(k in text for k in KILLED) or f"returned non-zero exit status {INTERRUPTED}." in text)
+        return not any("Traceback (most recent call last)" in log_text(Path(log))
+                       for log in getattr(record, "log", None) or ())
+    return get_event(record) == LogEvent.ERROR and any(k in str(record.msg) for k in KILLED)
 
 
 def interrupt_line(record: logging.LogRecord) -> logging.LogRecord:
@@ -105,12 +105,15 @@ def unbuilt_report(record: logging.LogRecord) -> logging.LogRecord:
     return record
 
 
-def last_line(path: Path) -> str:
+def log_text(path: Path) -> str:
     try:
-        lines = path.read_text(errors="replace").splitlines()
+        return path.read_text(errors="replace")
     except OSError:
         return ""
-    return next((line for line in reversed(lines) if line.strip()), "")
+
+
+def last_line(path: Path) -> str:
+    return next((line for line in reversed(log_text(path).splitlines()) if line.strip()), "")
 
 
 def without_code(record: logging.LogRecord) -> logging.LogRecord:

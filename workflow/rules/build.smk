@@ -31,7 +31,7 @@ use rule build_cuda as build_ptx with:
 
 rule build_triton:
     input:
-        sources=lambda w: peer_sources("triton", w.op),
+        sources=lambda w: list(cached_sources("triton", w.op, Path(workflow.basedir))),
         code=code_of("build_triton"),
     output:
         cubin="work/build/{arch}/triton/{op}.cubin",

@@ -157,9 +157,9 @@ def subjects_of(ns, op, names=None):
 
 def peer_sources(implementation, op):
     """The kernel files a peer of an op runs: its Triton kernel or library call and the files of its folder they
-    import; torch's and torch.compile's, the torch reference."""
-    folder = implementation if implementation in ("triton", "library") else "torch"
-    return list(cached_sources(folder, op, Path(workflow.basedir)))
+    import, and the torch reference, which every check computes its float64 reference with."""
+    own = cached_sources(implementation, op, Path(workflow.basedir)) if implementation in ("triton", "library") else ()
+    return [*own, *cached_sources("torch", op, Path(workflow.basedir))]
 
 
 IMPORTED_TABLES = tables.IMPORTED  # what importing the original's evidence brings (fieldnote/evidence/tables.py)

@@ -17,10 +17,12 @@ def _silent_on_ctrl_c(kind, value, traceback, default=sys.excepthook):
         default(kind, value, traceback)
 
 
+_silent_on_ctrl_c.fieldnote_job = True  # fieldnote/__init__.py leaves a job's hook in place
 sys.excepthook = _silent_on_ctrl_c
 
-_here = os.path.dirname(os.path.abspath(__file__))
+_here = os.path.realpath(os.path.dirname(__file__))
 _shadowed = importlib.machinery.PathFinder.find_spec(
-    "sitecustomize", [p for p in sys.path if os.path.abspath(p or ".") != _here])
-if _shadowed is not None and _shadowed.loader is not None:
+    "sitecustomize", [p for p in sys.path if os.path.realpath(p or ".") != _here])
+if _shadowed is not None and _shadowed.loader is not None and os.path.realpath(_shadowed.origin or "") != \
+        os.path.realpath(__file__):
     _shadowed.loader.exec_module(importlib.util.module_from_spec(_shadowed))

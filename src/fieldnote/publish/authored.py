@@ -530,6 +530,7 @@ def render(template: Path, evidence: Evidence, generated: dict, figures: dict[st
         return tables_of.place_figure(name, caption or figures[name])
 
     imported = not set(evidence.tables["summary"]["implementation"]) <= set(MEASURED)
+    ops_here = set(evidence.tables["summary"]["op"])
     helpers = {name: getattr(evidence, name) for name in (
         "kernel", "cold", "ceiling", "span", "launches", "band", "count", "resource", "error", "tolerance", "counter",
         "quoted", "largest", "census_value", "clock", "has_environment", "ratio", "movement", "gap", "mine")}
@@ -538,7 +539,7 @@ def render(template: Path, evidence: Evidence, generated: dict, figures: dict[st
         claim=claims.claim, verdict=claims.verdict, claimed=claims.claimed, history=evidence.history_of,
         has=lambda name: name in evidence.tables,
         has_table=lambda name: name in generated, namespace=evidence.namespace,
-        op_title={op: title for op, title in OP_TITLES.items() if op in set(evidence.tables["summary"]["op"])},
+        op_title={op: title for op, title in OP_TITLES.items() if op in ops_here},
         impl_title=IMPLEMENTATIONS, config=evidence.config,
         stages=list((evidence.config.get("progression") or {}).get("namespaces", [])),
         verification=lambda: tables_of.verification(evidence.tables["spans"], imported),

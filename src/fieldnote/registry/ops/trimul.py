@@ -26,7 +26,8 @@ def make_inputs(rng, s):
 
 
 def all_masked(rng, s):
-    """No pair kept: the contraction is zero, its LayerNorm has no variance, the output its bias projected."""
+    """No pair kept: the contraction is zero and its LayerNorm has no variance, so the output is that LayerNorm's
+    bias projected, times the output gate."""
     inputs = make_inputs(rng, s)
     inputs["mask"] = np.zeros_like(inputs["mask"])
     return inputs
