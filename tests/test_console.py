@@ -118,3 +118,22 @@ def test_a_ctrl_c_once_the_package_is_imported_is_one_line():
     assert run.returncode != 0 and "Traceback" not in run.stderr
     assert run.stderr.strip().splitlines() == [
         "fieldnote: interrupted (Ctrl-C); what was being written is a temporary file, never published"]
+
+
+def test_a_job_s_python_is_silent_on_ctrl_c_and_runs_the_sitecustomize_it_shadows(tmp_path):
+    """workflow/site/sitecustomize.py, first on every job's PYTHONPATH: its hook set before any code of the job, the
+    distribution's own sitecustomize (here one further on the path) still run, and the package keeps the job's hook."""
+    import os
+    import subprocess
+    import sys
+
+    from conftest import ROOT
+
+    (tmp_path / "sitecustomize.py").write_text("import builtins; builtins.SHADOWED_RAN = True\n")
+    path = os.pathsep.join([str(ROOT / "workflow" / "site"), str(tmp_path), str(ROOT / "src")])
+    probe = ("import builtins, sys, fieldnote; print(builtins.SHADOWED_RAN, sys.excepthook.__name__); "
+             "raise KeyboardInterrupt")
+    run = subprocess.run([sys.executable, "-c", probe], env={**os.environ, "PYTHONPATH": path}, capture_output=True,
+                         text=True)
+    assert run.stdout.split() == ["True", "_silent_on_ctrl_c"] and run.returncode != 0
+    assert run.stderr == "", run.stderr
