@@ -20,6 +20,7 @@ import torch
 
 from fieldnote.core.paths import ROOT
 from fieldnote.core.progress import log as progress
+from fieldnote.measure.timing import EventClock
 
 SOURCE = Path(__file__).with_suffix(".cu")
 TRIES = 10  # timed calls a configuration gets where its shape is first met
@@ -86,19 +87,12 @@ def gemm(config: int, a: torch.Tensor, b: torch.Tensor, c: torch.Tensor) -> None
 
 
 def fastest(a: torch.Tensor, b: torch.Tensor, c: torch.Tensor) -> int:
-    """The configuration with the least median time at this shape."""
-    times = {}
+    """The configuration with the least median time at this shape, on the pipeline's event clock."""
+    clock, times = EventClock(), {}
     for config in range(library().fieldnote_cutlass_configs()):
         gemm(config, a, b, c)
-        samples = []
-        for _ in range(TRIES):
-            start, end = torch.cuda.Event(enable_timing=True), torch.cuda.Event(enable_timing=True)
-            start.record()
-            gemm(config, a, b, c)
-            end.record()
-            end.synchronize()
-            samples.append(start.elapsed_time(end))
-        times[config] = sorted(samples)[TRIES // 2]
+        samples = sorted(clock.time_us(lambda config=config: gemm(config, a, b, c)) for _ in range(TRIES))
+        times[config] = samples[TRIES // 2]
     return min(times, key=times.get)
 
 

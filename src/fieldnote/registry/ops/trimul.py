@@ -10,7 +10,7 @@ the channels after the output projection, as AlphaFold and cuEquivariance place 
 it computes the same function."""
 import numpy as np
 
-from .base import THREE_TF32, EdgeCase, Op, normal
+from .base import THREE_TF32, EdgeCase, Op, normal, redraw_normal
 
 EPS = 1e-5
 KEPT = 0.9  # the share of pairs the drawn mask keeps
@@ -41,12 +41,10 @@ def heavy_tailed(rng, s):
 
 
 def redraw(tensors: dict, generator) -> None:
-    """Fresh values for a timed call: normal(0, 0.25) everywhere, and a mask of zeros and ones kept as drawn."""
-    for name, t in tensors.items():
-        if name == "mask":
-            t.bernoulli_(KEPT, generator=generator)
-        else:
-            t.normal_(0.0, 0.25, generator=generator)
+    """Fresh values for a timed call: normal(0, 0.25) as every op draws them, and a mask of zeros and ones kept as
+    drawn."""
+    redraw_normal({name: t for name, t in tensors.items() if name != "mask"}, generator)
+    tensors["mask"].bernoulli_(KEPT, generator=generator)
 
 
 def work(s):
