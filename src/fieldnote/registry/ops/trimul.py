@@ -10,7 +10,7 @@ the channels after the output projection, as AlphaFold and cuEquivariance place 
 it computes the same function."""
 import numpy as np
 
-from .base import THREE_TF32, EdgeCase, Op, normal, redraw_normal
+from .base import THREE_TF32, EdgeCase, Library, Op, normal, redraw_normal
 
 EPS = 1e-5
 KEPT = 0.9  # the share of pairs the drawn mask keeps
@@ -73,6 +73,7 @@ OP = Op(
                 EdgeCase("heavy-tailed", {"batch": 1, "n": 9, "channels": 16, "hidden": 8}, heavy_tailed)),
     work=work,
     redraw=redraw,
+    library=Library("cuEquivariance", "cuequivariance-ops-torch-cu13", ARGS),  # its fused kernels, TF32x3 mode
     # FP32 in and out; the cheapest honest implementation runs its products as three TF32 products on tensor cores
     precision=THREE_TF32,
 )
