@@ -345,7 +345,8 @@ struct Block {
         }
     }
 
-    __device__ void consume(float* __restrict__ out, int m, int n, int w, int tid) const
+    template <class E>
+    __device__ void consume(const E& epilogue, int w, int tid) const
     {
         const int warp = tid / 32, lane = tid % 32, g = lane / 4, t = lane % 4;
         Consumer c;
@@ -371,17 +372,26 @@ struct Block {
 #pragma unroll
         for (int i = 0; i < BM / 8; ++i)
 #pragma unroll
-            for (int h = 0; h < 2; ++h)
-#pragma unroll
-                for (int e = 0; e < 2; ++e) {
-                    const int row = row0 + 8 * i + 2 * t + e, cc = n0 + 4 * h;
-                    if (row < m && cc < n) out[static_cast<long long>(row) * n + cc] = c.acc[4 * i + 2 * h + e];
-                }
+            for (int e = 0; e < 2; ++e) epilogue(row0 + 8 * i + 2 * t + e, n0, c.acc[4 * i + e], c.acc[4 * i + 2 + e]);
     }
 };
 
-template <int BM, int STAGES, class P = Inline, class S = Maps>
-__device__ __forceinline__ void matmul(const S& src, float* __restrict__ c, int m, int n, int k)
+// Where the consumers' results go: Store writes C, m x n, row-major. An epilogue is called once for each row of a
+// thread's and pair of its columns, col and col + 4 (col % 8 < 4: a thread's columns come in such pairs), so that an
+// op's own epilogue can combine two columns of one row (trimul's gates: a value and its gate side by side).
+struct Store {
+    float* __restrict__ c;
+    int m, n;
+    __device__ __forceinline__ void operator()(int row, int col, float at_col, float at_col4) const
+    {
+        if (row >= m) return;
+        if (col < n) c[static_cast<long long>(row) * n + col] = at_col;
+        if (col + 4 < n) c[static_cast<long long>(row) * n + col + 4] = at_col4;
+    }
+};
+
+template <int BM, int STAGES, class P, class S, class E>
+__device__ __forceinline__ void run(const S& src, const E& epilogue, int k)
 {
     using B = Block<BM, STAGES, P, S>;
     extern __shared__ unsigned char shared[];
@@ -401,8 +411,14 @@ __device__ __forceinline__ void matmul(const S& src, float* __restrict__ c, int 
     } else {
         if constexpr (S::TMA) asm volatile("setmaxnreg.inc.sync.aligned.u32 232;");
         else asm volatile("setmaxnreg.inc.sync.aligned.u32 216;");
-        block.consume(c, m, n, wg - 1, tid);
+        block.consume(epilogue, wg - 1, tid);
     }
+}
+
+template <int BM, int STAGES, class P = Inline, class S = Maps>
+__device__ __forceinline__ void matmul(const S& src, float* __restrict__ c, int m, int n, int k)
+{
+    run<BM, STAGES, P, S>(src, Store{c, m, n}, k);
 }
 
 }  // namespace wgmma_tma

@@ -10,10 +10,24 @@ the channels after the output projection, as AlphaFold and cuEquivariance place 
 it computes the same function."""
 import numpy as np
 
-from .base import THREE_TF32, EdgeCase, Library, Op, normal, redraw_normal
+from .base import (
+    THREE_TF32,
+    EdgeCase,
+    KernelVariant,
+    LaunchContract,
+    Library,
+    Op,
+    TensorMap,
+    cdiv,
+    normal,
+    redraw_normal,
+    round_up,
+)
+from .matmul import wgmma_tma_shared_bytes
 
 EPS = 1e-5
 KEPT = 0.9  # the share of pairs the drawn mask keeps
+i32, f32 = np.int32, np.float32
 
 
 def make_inputs(rng, s):
@@ -56,6 +70,84 @@ def work(s):
     return 4 * (2 * pairs * c + pairs + weights), flops
 
 
+def sizes(s) -> dict[str, int]:
+    """trimul_3xtf32_wgmma's extents: rows of whole TMA boxes (32 columns, 32 rows of B, 128 of A) and K-steps."""
+    bs, n, c, h = s["batch"], s["n"], s["channels"], s["hidden"]
+    return {"pairs": bs * n * n, "planes": bs * h, "kp": round_up(c, 32), "np": max(2 * h, 32), "cl": max(c, 32),
+            "hp": round_up(h, 32), "hl": max(h, 32), "ld": max(round_up(n, 4), 32), "kb": round_up(n, 32)}
+
+
+def scratch(s) -> dict[str, tuple[int, int]]:
+    """The steps' operands: the weights as K x N, z twice (pairs' order, then transposed), a and b packed per
+    (batch, hidden) plane, the contraction's planes t, its LayerNorm tn."""
+    e = sizes(s)
+    return {"w_in": (2 * e["kp"], e["np"]), "gt": (e["kp"], e["cl"]), "pt": (e["hp"], e["cl"]),
+            "zz": (max(2 * e["pairs"], 128), e["cl"]), "a_packed": (max(e["planes"] * s["n"], 128), e["ld"]),
+            "b_packed": (e["planes"] * e["kb"], e["ld"]), "t": (e["planes"] * s["n"], s["n"]),
+            "tn": (max(e["pairs"], 128), e["hl"])}
+
+
+def supports(s) -> str | None:
+    if s["channels"] % 4 or s["hidden"] % 4:
+        return "channels and hidden must be multiples of 4 (rows of 16-byte strides for TMA)"
+    if s["channels"] > 512 or s["hidden"] > 256:
+        return "channels at most 512 (a warp's row of LayerNorm) and hidden at most 256 (a block's tile)"
+    return None
+
+
+WGMMA = dict(block=(384, 1, 1), dynamic_shared_bytes=wgmma_tma_shared_bytes(128))  # the matmul family's 128 x 128
+
+
+def weights_step(t, s):
+    e = sizes(s)
+    return (t["p_in_weight"], t["g_in_weight"], t["g_out_weight"], t["p_out_weight"], t["w_in"], t["gt"], t["pt"],
+            i32(s["channels"]), i32(s["hidden"]), i32(e["kp"]), i32(e["np"]), i32(e["cl"]), i32(e["hp"]))
+
+
+def project_in(t, s):
+    e = sizes(s)
+    return (TensorMap("zz", (128, 32)), TensorMap("w_in", (32, 32)), t["a_packed"], t["b_packed"], t["mask"],
+            i32(s["n"]), i32(s["channels"]), i32(s["hidden"]), i32(e["pairs"]), i32(e["ld"]), i32(e["kb"]),
+            i32(e["kp"]))
+
+
+def product(t, s):
+    n, e = s["n"], sizes(s)
+    return (TensorMap("a_packed", (128, 32)), TensorMap("b_packed", (32, 32)), t["t"], i32(n), i32(n), i32(n), i32(n),
+            i32(0), i32(e["kb"]))
+
+
+def over_pairs(columns: str):
+    """A grid of 128 x 128 tiles of a product with a row per pair."""
+    return lambda s: (cdiv(s[columns], 128), cdiv(sizes(s)["pairs"], 128), 1)
+
+
+STEPS_BEFORE = (
+    LaunchContract(entry="trimul_weights", block=(256, 1, 1), args=weights_step,
+                   grid=lambda s: (min(cdiv(2 * sizes(s)["kp"] * sizes(s)["np"], 256), 1024), 1, 1)),
+    LaunchContract(entry="trimul_norm_in", block=(256, 1, 1), grid=lambda s: (cdiv(sizes(s)["pairs"], 8), 1, 1),
+                   args=lambda t, s: (t["x"], t["norm_in_weight"], t["norm_in_bias"], t["zz"],
+                                      i32(sizes(s)["pairs"]), i32(s["n"]), i32(s["channels"]), i32(sizes(s)["cl"]),
+                                      f32(EPS))),
+    LaunchContract(entry="trimul_project_in", args=project_in, **WGMMA,
+                   grid=lambda s: (cdiv(2 * s["hidden"], 128), cdiv(sizes(s)["pairs"], 128), 2)),
+)
+STEPS_AFTER = (
+    LaunchContract(entry="trimul_norm_out", block=(256, 1, 1),
+                   grid=lambda s: (cdiv(s["n"] * s["n"], 32), s["batch"], 1),
+                   args=lambda t, s: (t["t"], t["norm_out_weight"], t["norm_out_bias"], t["tn"], i32(s["n"]),
+                                      i32(s["hidden"]), i32(sizes(s)["hl"]), f32(EPS))),
+    LaunchContract(entry="trimul_gate_out", grid=over_pairs("channels"), **WGMMA,
+                   args=lambda t, s: (TensorMap("zz", (128, 32)), TensorMap("gt", (32, 32)), t["out"],
+                                      i32(sizes(s)["pairs"]), i32(s["channels"]))),
+    LaunchContract(entry="trimul_project_out", grid=over_pairs("channels"), **WGMMA,
+                   args=lambda t, s: (TensorMap("tn", (128, 32)), TensorMap("pt", (32, 32)), t["out"],
+                                      i32(sizes(s)["pairs"]), i32(s["channels"]), i32(s["hidden"]))),
+)
+WGMMA_PIPELINE = LaunchContract(
+    entry="trimul_product", grid=lambda s: (cdiv(s["n"], 128), cdiv(s["n"], 128), sizes(s)["planes"]), args=product,
+    supports=supports, workspace=scratch, before=STEPS_BEFORE, after=STEPS_AFTER, **WGMMA)
+
 ARGS = ("x", "mask", "norm_in_weight", "norm_in_bias", "p_in_weight", "g_in_weight", "norm_out_weight",
         "norm_out_bias", "p_out_weight", "g_out_weight")
 
@@ -73,6 +165,14 @@ OP = Op(
                 EdgeCase("heavy-tailed", {"batch": 1, "n": 9, "channels": 16, "hidden": 8}, heavy_tailed)),
     work=work,
     redraw=redraw,
+    kernel_variants={v.name: v for v in [
+        KernelVariant("trimul_3xtf32_wgmma", "trimul", WGMMA_PIPELINE,
+                      "h200-003: the five products on the matmul family's wgmma mainloop (3xTF32, TMA), gates, mask "
+                      "and layouts in their epilogues: the weights transposed, z by a warp a pair (twice: in order "
+                      "and transposed, so a and b leave as runs of their packed rows), the gated input products, "
+                      "the batch x hidden contractions, t's LayerNorm a block of thirty-two pairs, then the output gate and "
+                      "the output product into out", arch_specific=True),
+    ]},
     library=Library("cuEquivariance", "cuequivariance-ops-torch-cu13", ARGS),  # its fused kernels, TF32x3 mode
     # FP32 in and out; the cheapest honest implementation runs its products as three TF32 products on tensor cores
     precision=THREE_TF32,

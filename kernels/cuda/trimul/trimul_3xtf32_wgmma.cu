@@ -1,0 +1,182 @@
+// trimul_3xtf32_wgmma — the triangle multiplicative update, outgoing, whole, FP32 (registry/ops/trimul.py):
+//
+//   z = LayerNorm(x)                                         x: batch x n x n x channels, per pair over the channels
+//   a, b = sigmoid(z g_in^T) * (z p_in^T) * mask             each `hidden` wide (p_in, g_in: 2 hidden x channels)
+//   t[i][j][h] = sum_k a[i][k][h] b[j][k][h]
+//   out = sigmoid(z g_out^T) * (LayerNorm(t) p_out^T)        out: batch x n x n x channels
+//
+// Launch: the contract's seven steps on one stream (registry/ops/trimul.py says each grid and argument):
+//   1. trimul_weights: the four weights transposed into the K x N operands the products read, zero-padded to whole
+//      TMA boxes; p_in and g_in interleaved by fours, so a thread's column pair (c, c + 4) is a value and its gate.
+//   2. trimul_norm_in: z, a warp a pair, written twice: in the pairs' order (i, k) and transposed (k, j), so that
+//      the products into a and into b both write runs along their packed rows.
+//   3. trimul_project_in: the two gated products, a blockIdx.z each, on the matmul family's wgmma mainloop; the
+//      epilogue applies gate and mask and writes a as A[b h][i][k] and b as B[b h][k][j], the layouts of step 4.
+//   4. trimul_product: the batch x hidden products A B (triangle_3xtf32_wgmma's batched product) into t[b h][i][j].
+//   5. trimul_norm_out: the LayerNorm of t over the hidden channels, a block 32 pairs, into rows of tn.
+//   6. trimul_gate_out: out = sigmoid(z g_out^T).
+//   7. trimul_project_out: out *= tn p_out^T.
+//
+// Design for sm_90a: five products of which four are the op's FLOPs at every shape of the task (the projections
+//   are 4 hidden + channels + hidden wide per pair, the contraction n per pair and hidden channel), all on the
+//   wgmma mainloop with the 3xTF32 split of kernels/cuda/include/wgmma_tma.cuh, their elementwise work (gates,
+//   mask, layouts) in its epilogues; the layer norms and the transposes are the bytes between them, each written
+//   once and read once or twice. Channels and hidden multiples of 4 (TMA's 16-byte row strides), hidden at most 256.
+#include "layernorm_rows.cuh"
+#include "wgmma_tma.cuh"
+
+namespace {
+
+using Adopted = wgmma_tma::Policy<true, 2, true>;
+using wgmma_tma::TensorMap;
+
+enum : int { BM = 128, STAGES = 4, PAIRS = 32, MAX_HIDDEN = 256 };
+
+__device__ __forceinline__ float sigmoid(float v) { return 1.f / (1.f + __expf(-v)); }
+
+// Step 3's epilogue: blockIdx.z 0 takes rows (b, i, k) into A[b h][i][k], 1 rows (b, k, j) into B[b h][k][j].
+struct GateIn {
+    float* __restrict__ a;
+    float* __restrict__ b;
+    const float* __restrict__ mask;
+    int n, hidden, pairs, ld, kb;
+    __device__ __forceinline__ void operator()(int row, int col, float p, float g) const
+    {
+        const int h = col / 8 * 4 + col % 8;  // columns 8q .. 8q + 3 the values of hidden 4q .., 8q + 4 .. their gates
+        if (row >= pairs || h >= hidden) return;
+        const int nn = n * n, batch = row / nn, q = row % nn, u = q / n, v = q % n;
+        const long long plane = static_cast<long long>(batch) * hidden + h;
+        if (blockIdx.z == 0) {
+            a[(plane * n + u) * ld + v] = p * mask[row] * sigmoid(g);
+        } else {  // the row is pair (j, k) = (v, u)
+            b[(plane * kb + u) * ld + v] = p * mask[static_cast<long long>(batch) * nn + v * n + u] * sigmoid(g);
+        }
+    }
+};
+
+// Steps 6 and 7: out = sigmoid(z g_out^T), then out *= tn p_out^T.
+template <bool GATE>
+struct Out {
+    float* __restrict__ out;
+    int pairs, channels;
+    __device__ __forceinline__ void put(int row, int col, float v) const
+    {
+        if (col >= channels) return;
+        float& o = out[static_cast<long long>(row) * channels + col];
+        o = GATE ? sigmoid(v) : o * v;
+    }
+    __device__ __forceinline__ void operator()(int row, int col, float v, float v4) const
+    {
+        if (row >= pairs) return;
+        put(row, col, v);
+        put(row, col + 4, v4);
+    }
+};
+
+// Where a thread of a grid-stride loop over an m x cols matrix is: the element `e`'s row and column.
+__device__ __forceinline__ void at(long long e, int cols, int& row, int& col)
+{
+    row = static_cast<int>(e / cols), col = static_cast<int>(e % cols);
+}
+
+}  // namespace
+
+// Grid-stride over the three operands: w_in [2][kp][np] (side s, row c, column q: p_in or g_in row s hidden +
+// 4 (q / 8) + q % 4, by q % 8 < 4), gt [kp][cl] = g_out^T, pt [hp][cl] = p_out^T; zero past the weights.
+extern "C" __global__ void __launch_bounds__(256)
+trimul_weights(const float* __restrict__ p_in, const float* __restrict__ g_in, const float* __restrict__ g_out,
+               const float* __restrict__ p_out, float* __restrict__ w_in, float* __restrict__ gt,
+               float* __restrict__ pt, int channels, int hidden, int kp, int np, int cl, int hp)
+{
+    const long long stride = static_cast<long long>(gridDim.x) * blockDim.x;
+    const long long first = static_cast<long long>(blockIdx.x) * blockDim.x + threadIdx.x;
+    for (long long e = first; e < 2ll * kp * np; e += stride) {
+        int r, q;
+        at(e, np, r, q);
+        const int side = r / kp, c = r % kp, h = q / 8 * 4 + q % 4;
+        const float* w = q % 8 < 4 ? p_in : g_in;
+        w_in[e] = c < channels && h < hidden ? w[static_cast<long long>(side * hidden + h) * channels + c] : 0.f;
+    }
+    for (long long e = first; e < static_cast<long long>(kp) * cl; e += stride) {
+        int c, q;
+        at(e, cl, c, q);
+        gt[e] = c < channels && q < channels ? g_out[static_cast<long long>(q) * channels + c] : 0.f;
+    }
+    for (long long e = first; e < static_cast<long long>(hp) * cl; e += stride) {
+        int h, q;
+        at(e, cl, h, q);
+        pt[e] = h < hidden && q < channels ? p_out[static_cast<long long>(q) * hidden + h] : 0.f;
+    }
+}
+
+// A warp a pair (b, i, k) of x: its LayerNorm into row (b, i, k) of z and row `pairs` + (b, k, i) of zz, rows of
+// cl floats. Channels a multiple of 4, at most 512.
+extern "C" __global__ void __launch_bounds__(256)
+trimul_norm_in(const float* __restrict__ x, const float* __restrict__ weight, const float* __restrict__ bias,
+               float* __restrict__ zz, int pairs, int n, int channels, int cl, float eps)
+{
+    const int lane = threadIdx.x % 32;
+    const int row = blockIdx.x * 8 + threadIdx.x / 32;
+    if (row >= pairs) return;
+    const int quads = channels / 4, nn = n * n, batch = row / nn, q = row % nn;
+    float4 v[4];
+    const float sum = lnrow::load_row(v, x + static_cast<long long>(row) * channels, quads, lane, true);
+    const float inv = 1.f / channels, mean = lnrow::warp_sum(sum) * inv;
+    const float rstd = lnrow::row_rstd(v, mean, quads, lane, inv, eps);
+    const auto* w4 = reinterpret_cast<const float4*>(weight);
+    const auto* b4 = reinterpret_cast<const float4*>(bias);
+    const long long flipped = pairs + static_cast<long long>(batch) * nn + (q % n) * n + q / n;
+    lnrow::store_row(v, mean, rstd, w4, b4, zz + static_cast<long long>(row) * cl, quads, lane);
+    lnrow::store_row(v, mean, rstd, w4, b4, zz + flipped * cl, quads, lane);
+}
+
+extern "C" __global__ void __launch_bounds__(wgmma_tma::THREADS, 1)
+trimul_project_in(const __grid_constant__ TensorMap zz, const __grid_constant__ TensorMap w_in, float* __restrict__ a,
+                  float* __restrict__ b, const float* __restrict__ mask, int n, int channels, int hidden, int pairs,
+                  int ld, int kb, int kp)
+{
+    wgmma_tma::run<BM, STAGES, Adopted>(wgmma_tma::BatchedMaps{{zz, w_in}, pairs, 0, kp},
+                                        GateIn{a, b, mask, n, hidden, pairs, ld, kb}, channels);
+}
+
+WGMMA_TMA_BATCHED_ENTRY(trimul_product, BM, STAGES, Adopted)
+
+// A block 32 pairs of one batch by every hidden channel: t's planes read as runs of 32 pairs, each pair then
+// normalized by a warp over its channels, written as a row of tn (hl floats).
+extern "C" __global__ void __launch_bounds__(256)
+trimul_norm_out(const float* __restrict__ t, const float* __restrict__ weight, const float* __restrict__ bias,
+                float* __restrict__ tn, int n, int hidden, int hl, float eps)
+{
+    __shared__ float tile[MAX_HIDDEN][PAIRS + 1];
+    const int lane = threadIdx.x % 32, warp = threadIdx.x / 32;
+    const long long nn = static_cast<long long>(n) * n;
+    const long long q0 = static_cast<long long>(blockIdx.x) * PAIRS, batch = blockIdx.y;
+    for (int h = warp; h < hidden; h += 8)
+        tile[h][lane] = q0 + lane < nn ? __ldg(t + (batch * hidden + h) * nn + q0 + lane) : 0.f;
+    __syncthreads();
+    const float inv = 1.f / hidden;
+    for (int p = warp; p < PAIRS && q0 + p < nn; p += 8) {
+        float sum = 0.f;
+        for (int h = lane; h < hidden; h += 32) sum += tile[h][p];
+        const float mean = lnrow::warp_sum(sum) * inv;
+        float sq = 0.f;
+        for (int h = lane; h < hidden; h += 32) sq += (tile[h][p] - mean) * (tile[h][p] - mean);
+        const float rstd = rsqrtf(lnrow::warp_sum(sq) * inv + eps);
+        float* row = tn + (batch * nn + q0 + p) * hl;
+        for (int h = lane; h < hidden; h += 32) row[h] = fmaf((tile[h][p] - mean) * rstd, weight[h], bias[h]);
+    }
+}
+
+extern "C" __global__ void __launch_bounds__(wgmma_tma::THREADS, 1)
+trimul_gate_out(const __grid_constant__ TensorMap zz, const __grid_constant__ TensorMap gt, float* __restrict__ out,
+                int pairs, int channels)
+{
+    wgmma_tma::run<BM, STAGES, Adopted>(wgmma_tma::Maps{zz, gt}, Out<true>{out, pairs, channels}, channels);
+}
+
+extern "C" __global__ void __launch_bounds__(wgmma_tma::THREADS, 1)
+trimul_project_out(const __grid_constant__ TensorMap tn, const __grid_constant__ TensorMap pt, float* __restrict__ out,
+                   int pairs, int channels, int hidden)
+{
+    wgmma_tma::run<BM, STAGES, Adopted>(wgmma_tma::Maps{tn, pt}, Out<false>{out, pairs, channels}, hidden);
+}
