@@ -18,9 +18,13 @@ TOL = {"rtol": 1e-4, "atol": 1e-4}
 SEED = 20260910
 FULL = {"matmul": {"m": 1024, "n": 1024, "k": 1024}, "gelu": {"rows": 4096, "cols": 768},
         "layernorm": {"rows": 4096, "cols": 768}, "triangle": {"n": 128, "channels": 32},
-        "neighbor": {"nodes": 4096, "features": 64, "edges": 65536}}
+        "neighbor": {"nodes": 4096, "features": 64, "edges": 65536},
+        "trimul": {"batch": 2, "n": 100, "channels": 128, "hidden": 128}}
 TAILS = {"matmul": [{"m": 130, "n": 70, "k": 97}, {"m": 64, "n": 64, "k": 33}, {"m": 1, "n": 1024, "k": 1024}],
-         "layernorm": [{"rows": 5, "cols": 1024}, {"rows": 5, "cols": 4}, {"rows": 2, "cols": 1}]}
+         "layernorm": [{"rows": 5, "cols": 1024}, {"rows": 5, "cols": 4}, {"rows": 2, "cols": 1}],
+         # rows not whole tiles; channels and hidden past one tile's 128 and not whole K steps; three batches
+         "trimul": [{"batch": 1, "n": 130, "channels": 196, "hidden": 132},
+                    {"batch": 3, "n": 33, "channels": 4, "hidden": 4}]}
 
 
 @functools.cache
@@ -38,7 +42,8 @@ def cuda_runner(tmp_path, op, variant, source=None):
 
 def implementations(tmp_path, op):
     yield "torch", runner(op, "torch")
-    yield "triton", runner(op, "triton")
+    if "triton" in OPS[op].implementations:
+        yield "triton", runner(op, "triton")
     if OPS[op].library:
         yield "library", runner(op, "library")
     for variant in OPS[op].kernel_variants.values():
