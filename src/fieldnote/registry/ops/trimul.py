@@ -159,10 +159,11 @@ OP = Op(
     make_inputs=make_inputs,
     output_shape=lambda s: (s["batch"], s["n"], s["n"], s["channels"]),
     torch_args=ARGS,
-    medium_shape={"batch": 1, "n": 24, "channels": 16, "hidden": 8},
-    small_shapes=({"batch": 1, "n": 5, "channels": 8, "hidden": 4}, {"batch": 2, "n": 7, "channels": 12, "hidden": 8}),
-    edge_cases=(EdgeCase("all-masked", {"batch": 1, "n": 6, "channels": 8, "hidden": 4}, all_masked),
-                EdgeCase("heavy-tailed", {"batch": 1, "n": 9, "channels": 16, "hidden": 8}, heavy_tailed)),
+    # hidden 32 at the smallest: cuEquivariance's kernels take multiples of 32 only
+    medium_shape={"batch": 1, "n": 24, "channels": 16, "hidden": 32},
+    small_shapes=({"batch": 1, "n": 5, "channels": 8, "hidden": 32}, {"batch": 2, "n": 7, "channels": 12, "hidden": 32}),
+    edge_cases=(EdgeCase("all-masked", {"batch": 1, "n": 6, "channels": 8, "hidden": 32}, all_masked),
+                EdgeCase("heavy-tailed", {"batch": 1, "n": 9, "channels": 16, "hidden": 32}, heavy_tailed)),
     work=work,
     redraw=redraw,
     kernel_variants={v.name: v for v in [
