@@ -161,7 +161,8 @@ OP = Op(
     torch_args=ARGS,
     # hidden 32 at the smallest: cuEquivariance's kernels take multiples of 32 only
     medium_shape={"batch": 1, "n": 24, "channels": 16, "hidden": 32},
-    small_shapes=({"batch": 1, "n": 5, "channels": 8, "hidden": 32}, {"batch": 2, "n": 7, "channels": 12, "hidden": 32}),
+    small_shapes=({"batch": 1, "n": 5, "channels": 8, "hidden": 32},
+                  {"batch": 2, "n": 7, "channels": 12, "hidden": 32}),
     edge_cases=(EdgeCase("all-masked", {"batch": 1, "n": 6, "channels": 8, "hidden": 32}, all_masked),
                 EdgeCase("heavy-tailed", {"batch": 1, "n": 9, "channels": 16, "hidden": 32}, heavy_tailed)),
     work=work,
@@ -171,8 +172,8 @@ OP = Op(
                       "h200-003: the five products on the matmul family's wgmma mainloop (3xTF32, TMA), gates, mask "
                       "and layouts in their epilogues: the weights transposed, z by a warp a pair (twice: in order "
                       "and transposed, so a and b leave as runs of their packed rows), the gated input products, "
-                      "the batch x hidden contractions, t's LayerNorm a block of thirty-two pairs, then the output gate and "
-                      "the output product into out", arch_specific=True),
+                      "the batch x hidden contractions, t's LayerNorm a block of thirty-two pairs, then the output "
+                      "gate and the output product into out", arch_specific=True),
     ]},
     library=Library("cuEquivariance", "cuequivariance-ops-torch-cu13", ARGS),  # its fused kernels, TF32x3 mode
     # FP32 in and out; the cheapest honest implementation runs its products as three TF32 products on tensor cores
