@@ -12,4 +12,7 @@ for lib in libdw libelf; do
 done
 # The library peers (pyproject's `peers` extra): their wheels alone, the machine has what they need (torch, triton).
 python3 -m pip download -q --no-deps -d .gpu/wheels "liger-kernel==0.8.5" "nvidia-cutlass==4.2.0.0" 2>&1 | grep -v '^WARNING: Location' || true
+# Snakemake's ILP scheduler's solver (pulp, 16 MB with its CBC binaries for three systems): the device calls use
+# --scheduler greedy, and the room goes to cuEquivariance's packed files (envs/prepare-peers.sh) in the same call
+rm -f .gpu/wheels/pulp-*.whl
 ls -la .gpu/nsys-lib .gpu/wheels/liger_kernel-*

@@ -1,10 +1,8 @@
 #!/usr/bin/env bash
-# Pack cuEquivariance (trimul's library peer) for the GPU machine as .peers/cueq.tar.xz (about 28 MB). Its wheels are
-# 73 MB, too many for one device call beside .gpu/ (64 MiB in all), so a first call carries only this file and
-# unpacks it outside the project, and the next call, issued at once while the machine is warm, carries .gpu/ and
-# puts that folder on PYTHONPATH (docs/h200-runbook.md, item 60):
-#   call 1 (carry .peers):  mkdir -p /root/peers && tar xJf .peers/cueq.tar.xz -C /root/peers
-#   call 2 (carry .gpu):    source .gpu/enter.sh && export PYTHONPATH=/root/peers:$PYTHONPATH && ...
+# Pack cuEquivariance (trimul's library peer) for the GPU machine as .peers/cueq.tar.xz (about 28 MB; its wheels are
+# 73 MB). With .gpu/ (22 MB once prepare-gpu.sh leaves pulp out) and the tree it fits one device call's 64 MiB:
+#   carry [".gpu", ".peers"]:  mkdir -p /root/peers && tar xJf .peers/cueq.tar.xz -C /root/peers &&
+#                              source .gpu/enter.sh && export PYTHONPATH=/root/peers:$PYTHONPATH && ...
 set -euo pipefail
 cd "$(dirname "$0")/.."
 work=$(mktemp -d)
