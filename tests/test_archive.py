@@ -14,7 +14,7 @@ import pytest
 from conftest import SEED_EVIDENCE, import_from_seed, resolved_config, snakemake
 
 from fieldnote.core.errors import PipelineError
-from fieldnote.evidence.archive import Archive, pack
+from fieldnote.evidence.archive import Archive, pack, source_files
 from fieldnote.evidence.bundle import manifest
 
 
@@ -41,6 +41,17 @@ def test_packing_twice_gives_the_same_bytes(tmp_path):
     archive.verify()
     assert archive.namespace == "toy" and archive.tables() == ["summary"]
     assert "source/Snakefile" in archive.files and "bundle/figures/.snakemake_timestamp" not in archive.files
+
+
+def test_the_sources_an_archive_keeps_leave_out_what_tools_cache_beside_them(tmp_path):
+    """ruff, pytest and Python write caches into the source folders; in the archive's sources they would make the
+    same commit pack differently on two machines."""
+    folder = "kernels"
+    for rel in ["a.py", ".ruff_cache/0.1/x", "sub/__pycache__/a.pyc", ".pytest_cache/v/y", "sub/b.py"]:
+        (tmp_path / folder / rel).parent.mkdir(parents=True, exist_ok=True)
+        (tmp_path / folder / rel).write_text("x")
+    kept = {p.relative_to(tmp_path / folder).as_posix() for p in source_files(tmp_path)}
+    assert kept == {"a.py", "sub/b.py"}
 
 
 def test_a_changed_table_fails_verification_naming_it(tmp_path):

@@ -69,12 +69,15 @@ MAX_ROW_GROUPS = 1024
 CACHE = Path("work/.cache/archives")
 
 
+TOOL_CACHES = {"__pycache__", ".ruff_cache", ".pytest_cache"}  # what tools leave beside sources: never a source
+
+
 def source_files(root: Path) -> list[Path]:
     files = []
     for name in SOURCES:
         path = root / name
         files += [path] if path.is_file() else sorted(p for p in path.rglob("*") if p.is_file()
-                                                     and "__pycache__" not in p.parts)
+                                                     and not TOOL_CACHES.intersection(p.parts))
     return files
 
 
