@@ -370,23 +370,32 @@ struct Block {
         // 4i + 2h + e at wgmma column 8i + 2t + e (C's row).
         const int n0 = col0 + 64 * w + 32 * (warp / 2) + c.col;
 #pragma unroll
-        for (int i = 0; i < BM / 8; ++i)
-#pragma unroll
-            for (int e = 0; e < 2; ++e) epilogue(row0 + 8 * i + 2 * t + e, n0, c.acc[4 * i + e], c.acc[4 * i + 2 + e]);
+        for (int i = 0; i < BM / 8; ++i) epilogue(row0 + 8 * i + 2 * t, n0, c.acc + 4 * i);
     }
 };
 
-// Where the consumers' results go: Store writes C, m x n, row-major. An epilogue is called once for each row of a
-// thread's and pair of its columns, col and col + 4 (col % 8 < 4: a thread's columns come in such pairs), so that an
-// op's own epilogue can combine two columns of one row (trimul's gates: a value and its gate side by side).
+// Where the consumers' results go: Store writes C, m x n, row-major. An epilogue is called for each pair of rows
+// of a thread's and its pair of columns: v[2h + e] belongs at (row + e, col + 4h), col % 8 < 4. So an op's own
+// epilogue can combine two columns of one row (trimul's gates: a value and its gate side by side).
+// Each of an epilogue call's four values inside an m x n matrix: f(r, c, v[2h + e]) at (r, c) = (row + e, col + 4h).
+template <class F>
+__device__ __forceinline__ void each(int row, int col, const float* v, int m, int n, F f)
+{
+#pragma unroll
+    for (int h = 0; h < 2; ++h)
+#pragma unroll
+        for (int e = 0; e < 2; ++e) {
+            const int r = row + e, cc = col + 4 * h;
+            if (r < m && cc < n) f(r, cc, v[2 * h + e]);
+        }
+}
+
 struct Store {
     float* __restrict__ c;
     int m, n;
-    __device__ __forceinline__ void operator()(int row, int col, float at_col, float at_col4) const
+    __device__ __forceinline__ void operator()(int row, int col, const float* v) const
     {
-        if (row >= m) return;
-        if (col < n) c[static_cast<long long>(row) * n + col] = at_col;
-        if (col + 4 < n) c[static_cast<long long>(row) * n + col + 4] = at_col4;
+        each(row, col, v, m, n, [&](int r, int cc, float x) { c[static_cast<long long>(r) * n + cc] = x; });
     }
 };
 

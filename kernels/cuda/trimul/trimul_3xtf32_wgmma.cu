@@ -40,9 +40,8 @@ struct GateIn {
     float* __restrict__ b;
     const float* __restrict__ mask;
     int n, hidden, pairs, ld, kb;
-    __device__ __forceinline__ void operator()(int row, int col, float p, float g) const
+    __device__ __forceinline__ void put(int row, int h, float p, float g) const
     {
-        const int h = col / 8 * 4 + col % 8;  // columns 8q .. 8q + 3 the values of hidden 4q .., 8q + 4 .. their gates
         if (row >= pairs || h >= hidden) return;
         const int nn = n * n, batch = row / nn, q = row % nn, u = q / n, v = q % n;
         const long long plane = static_cast<long long>(batch) * hidden + h;
@@ -52,6 +51,13 @@ struct GateIn {
             b[(plane * kb + u) * ld + v] = p * mask[static_cast<long long>(batch) * nn + v * n + u] * sigmoid(g);
         }
     }
+    // columns 8q .. 8q + 3 are the values of hidden 4q .. 4q + 3, columns 8q + 4 .. 8q + 7 their gates
+    __device__ __forceinline__ void operator()(int row, int col, const float* v) const
+    {
+        const int h = col / 8 * 4 + col % 4;
+        put(row, h, v[0], v[2]);
+        put(row + 1, h, v[1], v[3]);
+    }
 };
 
 // Steps 6 and 7: out = sigmoid(z g_out^T), then out *= tn p_out^T.
@@ -59,17 +65,12 @@ template <bool GATE>
 struct Out {
     float* __restrict__ out;
     int pairs, channels;
-    __device__ __forceinline__ void put(int row, int col, float v) const
+    __device__ __forceinline__ void operator()(int row, int col, const float* v) const
     {
-        if (col >= channels) return;
-        float& o = out[static_cast<long long>(row) * channels + col];
-        o = GATE ? sigmoid(v) : o * v;
-    }
-    __device__ __forceinline__ void operator()(int row, int col, float v, float v4) const
-    {
-        if (row >= pairs) return;
-        put(row, col, v);
-        put(row, col + 4, v4);
+        wgmma_tma::each(row, col, v, pairs, channels, [&](int r, int c, float x) {
+            float& o = out[static_cast<long long>(r) * channels + c];
+            o = GATE ? sigmoid(x) : o * x;
+        });
     }
 };
 

@@ -524,8 +524,11 @@ def libraries(summary: pd.DataFrame, environment: dict) -> str:
         lib = recorded.get(op) or {"library": OPS[op].library.title, "package": OPS[op].library.package}
         version = lib.get("version") or "at a version not recorded"
         return f"{lib['library']} ({lib['package']} {version}) for {OP_TITLES[op]}"
+    unmeasured = [f"{other.title} ({other.package}) for {OP_TITLES[op]}, {other.why}"
+                  for op in ops for other in OPS[op].library.unmeasured]
     return (f" The {IMPLEMENTATIONS['library']} column is each op's own library, as its users call it: "
-            f"{'; '.join(map(named, ops))}.") if ops else ""
+            f"{'; '.join(map(named, ops))}."
+            + (f" Not measured: {'; '.join(unmeasured)}." if unmeasured else "")) if ops else ""
 
 
 def words(namespace: str, description: str, environment: dict, tables: dict[str, pd.DataFrame],

@@ -121,6 +121,18 @@ class Library:
     title: str
     package: str
     args: tuple[str, ...]
+    # other libraries a user would pick for the op that are not measured here, each with the reason the note gives
+    unmeasured: tuple[Unmeasured, ...] = ()
+
+
+@dataclass(frozen=True)
+class Unmeasured:
+    """A library made for an op that this project does not measure: its name, its distribution, and why not (a
+    clause the note prints after "not measured:", its own words)."""
+
+    title: str
+    package: str
+    why: str
 
 
 FP32_FMA = Precision("fp32_fma")  # the FP32 pipes, one of their FLOPs (an FMA is two) for each FLOP

@@ -92,6 +92,8 @@ def supports(s) -> str | None:
         return "channels and hidden must be multiples of 4 (rows of 16-byte strides for TMA)"
     if s["channels"] > 512 or s["hidden"] > 256:
         return "channels at most 512 (a warp's row of LayerNorm) and hidden at most 256 (a block's tile)"
+    if cdiv(sizes(s)["pairs"], 128) > 65535:
+        return "at most 65535 x 128 pairs (the products' tiles of pairs are a grid's y)"
     return None
 
 
