@@ -63,5 +63,7 @@ def test_each_library_peer_s_version_is_recorded_and_named_by_the_note(monkeypat
                             "implementation": ["library", "torch", "library"]})
     assert note.libraries(summary, {"libraries": found}) == (
         " The Library column is each op's own library, as its users call it: Liger (liger-kernel at a version not "
-        f"recorded) for LayerNorm; cuSPARSE (torch {real('torch')}) for Neighbor aggregation.")
+        f"recorded) for LayerNorm; cuSPARSE (torch {real('torch')}) for Neighbor aggregation. Not measured: quack "
+        "(quack-kernels) for LayerNorm, whose CuTe DSL runtime (nvidia-cutlass-dsl-libs-cu13), packed, is more than "
+        "one call to the GPU machine carries beside the project.")
     assert note.libraries(summary[summary["implementation"] == "torch"], {"libraries": found}) == ""

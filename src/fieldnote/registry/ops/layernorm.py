@@ -3,7 +3,7 @@ import dataclasses
 
 import numpy as np
 
-from .base import FP32_FMA, EdgeCase, KernelVariant, LaunchContract, Library, Op, cdiv, normal
+from .base import FP32_FMA, EdgeCase, KernelVariant, LaunchContract, Library, Op, Unmeasured, cdiv, normal
 
 i32, f32 = np.int32, np.float32
 EPS = 1e-5
@@ -190,5 +190,7 @@ OP = Op(
     ]},
     work=work,
     precision=FP32_FMA,  # work counts no FLOPs: no compute floor is measured
-    library=Library("Liger", "liger-kernel", ("x", "weight", "bias")),
+    library=Library("Liger", "liger-kernel", ("x", "weight", "bias"), unmeasured=(
+        Unmeasured("quack", "quack-kernels", "whose CuTe DSL runtime (nvidia-cutlass-dsl-libs-cu13), packed, is more "
+                   "than one call to the GPU machine carries beside the project"),)),
 )
