@@ -374,10 +374,9 @@ struct Block {
     }
 };
 
-// Where the consumers' results go: Store writes C, m x n, row-major. An epilogue is called for each pair of rows
-// of a thread's and its pair of columns: v[2h + e] belongs at (row + e, col + 4h), col % 8 < 4. So an op's own
-// epilogue can combine two columns of one row (trimul's gates: a value and its gate side by side).
-// Each of an epilogue call's four values inside an m x n matrix: f(r, c, v[2h + e]) at (r, c) = (row + e, col + 4h).
+// Where the consumers' results go: an epilogue is called for each pair of rows of a thread's and its pair of
+// columns, v[2h + e] belonging at (row + e, col + 4h), col % 8 < 4; so an op's own epilogue can combine two columns
+// of one row (trimul's gates: a value and its gate side by side). `each` visits the four inside an m x n matrix.
 template <class F>
 __device__ __forceinline__ void each(int row, int col, const float* v, int m, int n, F f)
 {
@@ -390,7 +389,7 @@ __device__ __forceinline__ void each(int row, int col, const float* v, int m, in
         }
 }
 
-struct Store {
+struct Store {  // C, m x n, row-major: the matmul family's
     float* __restrict__ c;
     int m, n;
     __device__ __forceinline__ void operator()(int row, int col, const float* v) const

@@ -100,6 +100,15 @@ def supports(s) -> str | None:
 WGMMA = dict(block=(384, 1, 1), dynamic_shared_bytes=wgmma_tma_shared_bytes(128))  # the matmul family's 128 x 128
 
 
+def a_map(tensor: str) -> TensorMap:
+    """A product's A operand as the mainloop loads it: boxes of 128 rows by a K step of 32."""
+    return TensorMap(tensor, (128, 32))
+
+
+def b_map(tensor: str) -> TensorMap:
+    return TensorMap(tensor, (32, 32))
+
+
 def weights_step(t, s):
     e = sizes(s)
     return (t["p_in_weight"], t["g_in_weight"], t["g_out_weight"], t["p_out_weight"], t["w_in"], t["gt"], t["pt"],
@@ -108,14 +117,14 @@ def weights_step(t, s):
 
 def project_in(t, s):
     e = sizes(s)
-    return (TensorMap("zz", (128, 32)), TensorMap("w_in", (32, 32)), t["a_packed"], t["b_packed"], t["mask"],
+    return (a_map("zz"), b_map("w_in"), t["a_packed"], t["b_packed"], t["mask"],
             i32(s["n"]), i32(s["channels"]), i32(s["hidden"]), i32(e["pairs"]), i32(e["ld"]), i32(e["kb"]),
             i32(e["kp"]))
 
 
 def product(t, s):
     n, e = s["n"], sizes(s)
-    return (TensorMap("a_packed", (128, 32)), TensorMap("b_packed", (32, 32)), t["t"], i32(n), i32(n), i32(n), i32(n),
+    return (a_map("a_packed"), b_map("b_packed"), t["t"], i32(n), i32(n), i32(n), i32(n),
             i32(0), i32(e["kb"]))
 
 
@@ -140,10 +149,10 @@ STEPS_AFTER = (
                    args=lambda t, s: (t["t"], t["norm_out_weight"], t["norm_out_bias"], t["tn"], i32(s["n"]),
                                       i32(s["hidden"]), i32(sizes(s)["hl"]), f32(EPS))),
     LaunchContract(entry="trimul_gate_out", grid=over_pairs("channels"), **WGMMA,
-                   args=lambda t, s: (TensorMap("zz", (128, 32)), TensorMap("gt", (32, 32)), t["out"],
+                   args=lambda t, s: (a_map("zz"), b_map("gt"), t["out"],
                                       i32(sizes(s)["pairs"]), i32(s["channels"]))),
     LaunchContract(entry="trimul_project_out", grid=over_pairs("channels"), **WGMMA,
-                   args=lambda t, s: (TensorMap("tn", (128, 32)), TensorMap("pt", (32, 32)), t["out"],
+                   args=lambda t, s: (a_map("tn"), b_map("pt"), t["out"],
                                       i32(sizes(s)["pairs"]), i32(s["channels"]), i32(s["hidden"]))),
 )
 WGMMA_PIPELINE = LaunchContract(
