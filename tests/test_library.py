@@ -67,3 +67,24 @@ def test_each_library_peer_s_version_is_recorded_and_named_by_the_note(monkeypat
         "(quack-kernels) for LayerNorm, whose CuTe DSL runtime (nvidia-cutlass-dsl-libs-cu13), packed, is more than "
         "one call to the GPU machine carries beside the project.")
     assert note.libraries(summary[summary["implementation"] == "torch"], {"libraries": found}) == ""
+
+
+def test_a_shape_out_of_a_library_s_range_is_left_out_of_its_gate_and_its_sweep_with_the_reason():
+    """cuEquivariance's gated GEMMs take whole tiles of channels (196 raised an assertion inside the package on
+    the GPU): the gate checks the library at the cases in its range only, the sweep leaves the point out with the
+    reason."""
+    from fieldnote.evidence.sweep import subjects
+
+    trimul, odd = OPS["trimul"], {"batch": 1, "n": 130, "channels": 196, "hidden": 160}
+    reason = trimul.refusal("library", None, odd)
+    assert "whole tiles" in reason and trimul.refusal("torch", None, odd) is None
+    cases = check.cases("trimul", trimul.medium_shape, 7, None, small_only=True,
+                        refusal=lambda s: trimul.refusal("library", None, s))
+    every = check.cases("trimul", trimul.medium_shape, 7, None, small_only=True)
+    assert [c.name for c in cases] == ["small", "edge:all-masked", "edge:heavy-tailed"] and len(every) == 4
+    assert all(c.shape["channels"] % 32 == 0 for c in cases)
+    library = {"implementation": "library", "variant": None, "cubin": None}
+    points, skipped = subjects("trimul", [odd, {**odd, "channels": 128, "hidden": 128}], {"library": library}, 7)
+    assert list(points) == ["library@1x130x128x128"]
+    assert skipped == [{"op": "trimul", "implementation": "library", "variant": "library", "shape": "1x130x196x160",
+                        "reason": reason}]

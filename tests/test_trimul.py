@@ -46,7 +46,30 @@ def test_every_mapped_operand_is_a_whole_box_of_16_byte_rows(shape):
     ({"batch": 1, "n": 16, "channels": 32, "hidden": 6}, "multiples of 4"),
     ({"batch": 1, "n": 16, "channels": 516, "hidden": 32}, "channels at most 512"),
     ({"batch": 1, "n": 16, "channels": 32, "hidden": 260}, "hidden at most 256"),
-    ({"batch": 9, "n": 1024, "channels": 128, "hidden": 128}, "65535 x 128 pairs"),
+    ({"batch": 1025, "n": 1024, "channels": 128, "hidden": 128}, "32-bit indices"),
 ])
 def test_a_shape_the_kernel_cannot_take_is_refused_with_its_reason(shape, reason):
     assert reason in VARIANT.contract.supports(shape)
+
+
+WALKING = [step for step in STEPS if step.entry in ("trimul_project_in", "trimul_gate_out", "trimul_project_out")]
+
+
+@pytest.mark.parametrize("shape", [{"batch": 1, "n": 5, "channels": 12, "hidden": 32},
+                                   {"batch": 2, "n": 256, "channels": 128, "hidden": 128},
+                                   {"batch": 1, "n": 768, "channels": 384, "hidden": 128}],
+                         ids=lambda s: "x".join(map(str, s.values())))
+def test_a_product_that_walks_its_tiles_has_a_tile_for_every_block_and_tiles_over_its_whole_output(shape):
+    """The projections' blocks walk their tiles (wgmma_tma::run's `tiles`): no block without one, and the tiles
+    `tiles_x` wide cover every pair's row and every column of the product."""
+    tensors = {name: np.empty(size, np.float32) for name, size in scratch(shape).items()}
+    tensors.update({name: None for name in OPS["trimul"].torch_args}, out=None)
+    columns = {"trimul_project_in": 2 * shape["hidden"], "trimul_gate_out": shape["channels"],
+               "trimul_project_out": shape["channels"]}
+    pairs = shape["batch"] * shape["n"] ** 2
+    assert len(WALKING) == 3
+    for step in WALKING:
+        tiles_x, tiles = map(int, step.args(tensors, shape)[-2:])
+        blocks = step.grid(shape)
+        assert 1 <= blocks[0] <= tiles and blocks[1] == 1, (step.entry, blocks, tiles)
+        assert tiles_x * 128 >= columns[step.entry] and tiles // tiles_x * 128 >= pairs and tiles % tiles_x == 0

@@ -138,9 +138,22 @@ __device__ __forceinline__ void copy4(unsigned dst, const float* src, bool in)
     asm volatile("cp.async.ca.shared.global [%0], [%1], 4, %2;" ::"r"(dst), "l"(src), "r"(in ? 4 : 0) : "memory");
 }
 
+// A consumer thread's results handed to the epilogue: its rows row + 8 i (+ 0 and 1) at columns col and col + 4,
+// acc[4 i + 2 h + e] at (row + 8 i + e, col + 4 h), one call of the epilogue per i. An epilogue that reads memory
+// a value overloads `finish` for its type (found by argument-dependent lookup), so that it can issue every read of
+// the thread before the first write: a call per i waits a memory latency per i, as nothing tells the compiler that
+// the epilogue's writes and reads are apart.
+template <class E, int R>
+__device__ __forceinline__ void finish(const E& epilogue, int row, int col, const float (&acc)[R])
+{
+#pragma unroll
+    for (int i = 0; i < R / 4; ++i) epilogue(row + 8 * i, col, acc + 4 * i);
+}
+
 template <int BM, int STAGES, class P, class S>
 struct Block {
     using L = Layout<BM, STAGES>;
+    static constexpr int ROWS = BM;
     static_assert(S::TMA || (P::ISSUE_WARP && !P::TRUNCATE), "cp.async loads take warps of their own and no TRUNCATE");
     // The producer warpgroup's threads: the first LOADERS issue loads, the rest split A's tile.
     static constexpr int LOADERS = S::TMA ? (P::ISSUE_WARP ? 32 : 0) : 64, SPLITTERS = 128 - LOADERS;
@@ -151,6 +164,14 @@ struct Block {
     unsigned base;  // shared address of stage 0, 1024-aligned
     unsigned char* generic;
     int steps, row0, col0;
+    int first;  // the K steps this block's pipeline took before this tile (walk's earlier tiles)
+
+    // Where the tile's K step s is in the ring of stages, and the parity of its use of that slot.
+    __device__ int slot(int s) const { return (first + s) % STAGES; }
+    __device__ unsigned parity(int s) const { return ((first + s) / STAGES) & 1; }
+    // Whether the slot of step s was used before (its consumers' release is waited for), and that use's parity.
+    __device__ bool reused(int s) const { return first + s >= STAGES; }
+    __device__ unsigned released(int s) const { return ((first + s) / STAGES - 1) & 1; }
 
     __device__ unsigned stage(int s) const { return base + s * L::STAGE_BYTES; }
     __device__ unsigned char* stage_ptr(int s) const { return generic + s * L::STAGE_BYTES; }
@@ -176,54 +197,54 @@ struct Block {
 
     __device__ void load(const Maps& src, int q, int) const
     {
-        const int slot = q % STAGES, k0 = q * BK;
-        if (q >= STAGES) wait(empty(slot), (q / STAGES - 1) & 1);  // the consumers are done with stage q - STAGES
-        arrive_expecting(full(slot), L::A_BYTES + L::B_BYTES);
-        tma_load(stage(slot), src.a, k0, row0, full(slot));
+        const int at = slot(q), k0 = q * BK;
+        if (reused(q)) wait(empty(at), released(q));  // the consumers are done with the slot's last stage
+        arrive_expecting(full(at), L::A_BYTES + L::B_BYTES);
+        tma_load(stage(at), src.a, k0, row0, full(at));
 #pragma unroll
         for (int box = 0; box < BN / 32; ++box)
-            tma_load(stage(slot) + 2 * L::A_BYTES + 4096 * box, src.b, col0 + 32 * box, k0, full(slot));
+            tma_load(stage(at) + 2 * L::A_BYTES + 4096 * box, src.b, col0 + 32 * box, k0, full(at));
     }
 
     __device__ void load(const BatchedMaps& src, int q, int) const
     {
-        const int slot = q % STAGES, k0 = q * BK, z = blockIdx.z;
-        if (q >= STAGES) wait(empty(slot), (q / STAGES - 1) & 1);
-        arrive_expecting(full(slot), L::A_BYTES + L::B_BYTES);
-        tma_load(stage(slot), src.a, z * src.a_cols + k0, z * src.a_rows + row0, full(slot));
+        const int at = slot(q), k0 = q * BK, z = blockIdx.z;
+        if (reused(q)) wait(empty(at), released(q));
+        arrive_expecting(full(at), L::A_BYTES + L::B_BYTES);
+        tma_load(stage(at), src.a, z * src.a_cols + k0, z * src.a_rows + row0, full(at));
 #pragma unroll
         for (int box = 0; box < BN / 32; ++box)
-            tma_load(stage(slot) + 2 * L::A_BYTES + 4096 * box, src.b, col0 + 32 * box, z * src.b_rows + k0,
-                     full(slot));
+            tma_load(stage(at) + 2 * L::A_BYTES + 4096 * box, src.b, col0 + 32 * box, z * src.b_rows + k0,
+                     full(at));
     }
 
     __device__ void load(const Pointers& src, int q, int loader) const
     {
-        const int slot = q % STAGES, k0 = q * BK;
-        if (q >= STAGES) wait(empty(slot), (q / STAGES - 1) & 1);
+        const int at = slot(q), k0 = q * BK;
+        if (reused(q)) wait(empty(at), released(q));
 #pragma unroll 4
         for (int j = 0; j < BM * BK / LOADERS; ++j) {  // a warp copies a 128-byte row of A
             const int e = loader + LOADERS * j, r = e / BK, col = e % BK;
             const bool in = row0 + r < src.m && k0 + col < src.k;
-            copy4(stage(slot) + swizzled(r, col), in ? src.a + static_cast<long long>(row0 + r) * src.k + k0 + col : src.a,
+            copy4(stage(at) + swizzled(r, col), in ? src.a + static_cast<long long>(row0 + r) * src.k + k0 + col : src.a,
                   in);
         }
 #pragma unroll 4
         for (int j = 0; j < BK * BN / LOADERS; ++j) {  // and a 128-byte piece of a row of B
             const int e = loader + LOADERS * j, kr = e / BN, col = e % BN;
             const bool in = k0 + kr < src.k && col0 + col < src.n;
-            copy4(stage(slot) + 2 * L::A_BYTES + 4096 * (col / 32) + swizzled(kr, col % 32),
+            copy4(stage(at) + 2 * L::A_BYTES + 4096 * (col / 32) + swizzled(kr, col % 32),
                   in ? src.b + static_cast<long long>(k0 + kr) * src.n + col0 + col : src.b, in);
         }
-        asm volatile("cp.async.mbarrier.arrive.noinc.shared::cta.b64 [%0];" ::"r"(full(slot)) : "memory");
+        asm volatile("cp.async.mbarrier.arrive.noinc.shared::cta.b64 [%0];" ::"r"(full(at)) : "memory");
     }
 
-    __device__ void split(int slot, int first) const
+    __device__ void split(int slot, int from) const
     {
         float4* hi = reinterpret_cast<float4*>(stage_ptr(slot));
         float4* lo = reinterpret_cast<float4*>(stage_ptr(slot) + L::A_BYTES);
 #pragma unroll
-        for (int i = first; i < BM * BK / 4; i += SPLITTERS) {  // element-wise: both tiles have one swizzle
+        for (int i = from; i < BM * BK / 4; i += SPLITTERS) {  // element-wise: both tiles have one swizzle
             const float4 v = hi[i];
             if constexpr (P::TRUNCATE) {
                 using S = tf32x3::Truncate;
@@ -253,10 +274,9 @@ struct Block {
             for (int q = 0; q < STAGES - 1 && q < steps; ++q) load(src, q, tid);
         }
         for (int s = 0; s < steps; ++s) {
-            const int slot = s % STAGES;
-            wait(full(slot), (s / STAGES) & 1);
-            split(slot, tid - LOADERS);
-            arrive(ready(slot));
+            wait(full(slot(s)), parity(s));
+            split(slot(s), tid - LOADERS);
+            arrive(ready(slot(s)));
             const int q = s + STAGES - 1;  // into the slot the consumers release after stage s - 1
             if (LOADERS == 0 && tid == 0 && q < steps) load(src, q, tid);
         }
@@ -288,7 +308,6 @@ struct Block {
     template <int Q>
     __device__ void issue(Consumer& c, int s, int accumulate) const
     {
-        const int slot = s % STAGES;
 #pragma unroll
         for (int kk = 0; kk < 4; ++kk)
 #pragma unroll
@@ -296,7 +315,7 @@ struct Block {
                 const uint2 x = tf32x3::RoundInt::split(c.raw[kk][e]);
                 c.hi[Q][kk][e] = x.x, c.lo[Q][kk][e] = x.y;
             }
-        const unsigned long long da = descriptor(stage(slot)), dl = descriptor(stage(slot) + L::A_BYTES);
+        const unsigned long long da = descriptor(stage(slot(s))), dl = descriptor(stage(slot(s)) + L::A_BYTES);
         asm volatile("wgmma.fence.sync.aligned;" ::: "memory");
 #pragma unroll
         for (int kk = 0; kk < 4; ++kk) {  // a k slice of 8 is 32 bytes on along the swizzled rows
@@ -306,10 +325,9 @@ struct Block {
         }
         asm volatile("wgmma.commit_group.sync.aligned;" ::: "memory");
         if (s + 1 < steps) {
-            const int next = (s + 1) % STAGES;
-            wait(full(next), ((s + 1) / STAGES) & 1);
-            wait(ready(next), ((s + 1) / STAGES) & 1);
-            fetch(c.raw, next, c.chunk, c.col);
+            wait(full(slot(s + 1)), parity(s + 1));
+            wait(ready(slot(s + 1)), parity(s + 1));
+            fetch(c.raw, slot(s + 1), c.chunk, c.col);
         }
     }
 
@@ -320,9 +338,9 @@ struct Block {
         pin(c.hi[Q]), pin(c.lo[Q]);
         if constexpr (S::TMA) {
             __syncwarp();
-            if (threadIdx.x % 32 == 0) arrive(empty(s % STAGES));
+            if (threadIdx.x % 32 == 0) arrive(empty(slot(s)));
         } else {
-            arrive(empty(s % STAGES));
+            arrive(empty(slot(s)));
         }
     }
 
@@ -355,9 +373,9 @@ struct Block {
 #pragma unroll
         for (int i = 0; i < R; ++i) c.acc[i] = 0.f;
         if (steps > 0) {  // k = 0: C is zeros
-            wait(full(0), 0);
-            wait(ready(0), 0);
-            fetch(c.raw, 0, c.chunk, c.col);
+            wait(full(slot(0)), parity(0));
+            wait(ready(slot(0)), parity(0));
+            fetch(c.raw, slot(0), c.chunk, c.col);
         }
         constexpr bool ONE = P::CHAIN == 1;
         int s = 0;
@@ -369,8 +387,7 @@ struct Block {
         // The accumulator of m64nBMk8: warp rows 16 warp + g + 8h (C's columns, permuted as loaded), register
         // 4i + 2h + e at wgmma column 8i + 2t + e (C's row).
         const int n0 = col0 + 64 * w + 32 * (warp / 2) + c.col;
-#pragma unroll
-        for (int i = 0; i < BM / 8; ++i) epilogue(row0 + 8 * i + 2 * t, n0, c.acc + 4 * i);
+        finish(epilogue, row0 + 2 * t, n0, c.acc);
     }
 };
 
@@ -398,8 +415,26 @@ struct Store {  // C, m x n, row-major: the matmul family's
     }
 };
 
+// A role's tiles: the block's own, (blockIdx.x, blockIdx.y), where `tiles` is 0; else it walks the tiles_x-wide
+// grid of `tiles` tiles of its blockIdx.z from tile blockIdx.x on, gridDim.x at a time, so that the producer runs
+// ahead into the next tile's loads and splits while the consumers finish one (for products of few K steps, whose
+// blocks otherwise wait a load's latency and then their epilogue's, tile after tile: trimul's projections, K 128).
+template <bool PRODUCER, class B, class S, class E>
+__device__ __forceinline__ void walk(B block, int tiles_x, int tiles, const S& src, const E& epilogue, int wg, int tid)
+{
+    for (int tile = blockIdx.x;; tile += gridDim.x, block.first += block.steps) {
+        if (tiles > 0) {
+            if (tile >= tiles) return;
+            block.row0 = tile / tiles_x * B::ROWS, block.col0 = tile % tiles_x * BN;
+        }
+        if constexpr (PRODUCER) block.produce(src, tid);
+        else block.consume(epilogue, wg - 1, tid);
+        if (tiles == 0) return;
+    }
+}
+
 template <int BM, int STAGES, class P, class S, class E>
-__device__ __forceinline__ void run(const S& src, const E& epilogue, int k)
+__device__ __forceinline__ void run(const S& src, const E& epilogue, int k, int tiles_x = 1, int tiles = 0)
 {
     using B = Block<BM, STAGES, P, S>;
     extern __shared__ unsigned char shared[];
@@ -411,15 +446,15 @@ __device__ __forceinline__ void run(const S& src, const E& epilogue, int k)
     if (threadIdx.x == 0) block.init();
     __syncthreads();
     // Registers: 128 x 40 + 256 x 232 <= 64 Ki; the cp.async loaders' address arithmetic spills below 64, so
-    // there 128 x 64 + 256 x 216.
+    // there 128 x 64 + 256 x 216. ptxas gives the code a setmaxnreg dominates its count: each role's work is inside.
     if (wg == 0) {
         if constexpr (S::TMA) asm volatile("setmaxnreg.dec.sync.aligned.u32 40;");
         else asm volatile("setmaxnreg.dec.sync.aligned.u32 64;");
-        block.produce(src, tid);
+        walk<true>(block, tiles_x, tiles, src, epilogue, wg, tid);
     } else {
         if constexpr (S::TMA) asm volatile("setmaxnreg.inc.sync.aligned.u32 232;");
         else asm volatile("setmaxnreg.inc.sync.aligned.u32 216;");
-        block.consume(epilogue, wg - 1, tid);
+        walk<false>(block, tiles_x, tiles, src, epilogue, wg, tid);
     }
 }
 

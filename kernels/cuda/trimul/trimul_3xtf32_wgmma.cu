@@ -16,6 +16,9 @@
 //   5. trimul_norm_out: the LayerNorm of t over the hidden channels, a block 32 pairs, into rows of tn.
 //   6. trimul_gate_out: out = sigmoid(z g_out^T).
 //   7. trimul_project_out: out *= tn p_out^T.
+// Steps 3, 6 and 7 are products of K 128 at the task's shapes (four K steps): their blocks walk the tiles, one a
+// SM, so that a block's next loads overlap its epilogue, and their epilogues issue every read a thread makes before
+// its first write (`finish`), one memory latency a tile instead of one a row (kernel notes, section 4).
 //
 // Design for sm_90a: five products of which four are the op's FLOPs at every shape of the task (the projections
 //   are 4 hidden + channels + hidden wide per pair, the contraction n per pair and hidden channel), all on the
@@ -34,45 +37,96 @@ enum : int { BM = 128, STAGES = 4, PAIRS = 32, MAX_HIDDEN = 256 };
 
 __device__ __forceinline__ float sigmoid(float v) { return 1.f / (1.f + __expf(-v)); }
 
+// Where a row of z is: its batch and its pair (u, v) in the order of its half of zz, stepped along the rows.
+struct Pair {
+    int batch, u, v;
+    __device__ __forceinline__ Pair(int row, int n) : batch(row / (n * n)), u(row % (n * n) / n), v(row % n) {}
+    __device__ __forceinline__ void next(int d, int n)
+    {
+        for (v += d; v >= n; v -= n)
+            if (++u == n) u = 0, ++batch;
+    }
+};
+
 // Step 3's epilogue: blockIdx.z 0 takes rows (b, i, k) into A[b h][i][k], 1 rows (b, k, j) into B[b h][k][j].
+// Columns 8q .. 8q + 3 are the values of hidden 4q .. 4q + 3, columns 8q + 4 .. 8q + 7 their gates: a thread's
+// column pair is one hidden channel's value and gate.
 struct GateIn {
     float* __restrict__ a;
     float* __restrict__ b;
     const float* __restrict__ mask;
     int n, hidden, pairs, ld, kb;
-    __device__ __forceinline__ void put(int row, int h, float p, float g) const
-    {
-        if (row >= pairs || h >= hidden) return;
-        const int nn = n * n, batch = row / nn, q = row % nn, u = q / n, v = q % n;
-        const long long plane = static_cast<long long>(batch) * hidden + h;
-        if (blockIdx.z == 0) {
-            a[(plane * n + u) * ld + v] = p * mask[row] * sigmoid(g);
-        } else {  // the row is pair (j, k) = (v, u)
-            b[(plane * kb + u) * ld + v] = p * mask[static_cast<long long>(batch) * nn + v * n + u] * sigmoid(g);
-        }
-    }
-    // columns 8q .. 8q + 3 are the values of hidden 4q .. 4q + 3, columns 8q + 4 .. 8q + 7 their gates
-    __device__ __forceinline__ void operator()(int row, int col, const float* v) const
-    {
-        const int h = col / 8 * 4 + col % 4;
-        put(row, h, v[0], v[2]);
-        put(row + 1, h, v[1], v[3]);
-    }
 };
 
-// Steps 6 and 7: out = sigmoid(z g_out^T), then out *= tn p_out^T.
-template <bool GATE>
-struct Out {
+// A thread's 32 rows: every mask read and address first, then the writes (wgmma_tma::finish says why).
+template <int R>
+__device__ __forceinline__ void finish(const GateIn& e, int row, int col, const float (&acc)[R])
+{
+    const int h = col / 8 * 4 + col % 4;
+    if (h >= e.hidden) return;
+    const bool flipped = blockIdx.z == 1;
+    const long long nn = static_cast<long long>(e.n) * e.n;
+    float keep[R / 2];
+    long long at[R / 2];
+    Pair p(row, e.n);
+#pragma unroll
+    for (int i = 0; i < R / 4; ++i, p.next(8, e.n)) {
+#pragma unroll
+        for (int k = 0; k < 2; ++k) {
+            Pair q = p;
+            if (k) q.next(1, e.n);
+            const int r = row + 8 * i + k;
+            const long long plane = static_cast<long long>(q.batch) * e.hidden + h;
+            at[2 * i + k] = (plane * (flipped ? e.kb : e.n) + q.u) * e.ld + q.v;
+            const long long m = flipped ? q.batch * nn + static_cast<long long>(q.v) * e.n + q.u : r;
+            keep[2 * i + k] = r < e.pairs ? __ldg(e.mask + m) : 0.f;
+        }
+    }
+    float* dst = flipped ? e.b : e.a;
+#pragma unroll
+    for (int i = 0; i < R / 4; ++i)
+#pragma unroll
+        for (int k = 0; k < 2; ++k)
+            if (row + 8 * i + k < e.pairs)
+                dst[at[2 * i + k]] = acc[4 * i + k] * keep[2 * i + k] * sigmoid(acc[4 * i + 2 + k]);
+}
+
+// Step 6: out = sigmoid(z g_out^T).
+struct GateOut {
     float* __restrict__ out;
     int pairs, channels;
     __device__ __forceinline__ void operator()(int row, int col, const float* v) const
     {
         wgmma_tma::each(row, col, v, pairs, channels, [&](int r, int c, float x) {
-            float& o = out[static_cast<long long>(r) * channels + c];
-            o = GATE ? sigmoid(x) : o * x;
+            out[static_cast<long long>(r) * channels + c] = sigmoid(x);
         });
     }
 };
+
+// Step 7: out *= tn p_out^T, a thread's reads of out first.
+struct ProjectOut {
+    float* __restrict__ out;
+    int pairs, channels;
+};
+
+template <int R>
+__device__ __forceinline__ void finish(const ProjectOut& e, int row, int col, const float (&acc)[R])
+{
+#pragma unroll
+    for (int half = 0; half < R; half += R / 2) {  // half the reads in flight at a time: the registers hold that
+        float gate[R / 2];
+#pragma unroll
+        for (int i = 0; i < R / 2; ++i) {
+            const int j = half + i, r = row + 8 * (j / 4) + j % 2, c = col + 4 * (j / 2 % 2);
+            gate[i] = r < e.pairs && c < e.channels ? e.out[static_cast<long long>(r) * e.channels + c] : 0.f;
+        }
+#pragma unroll
+        for (int i = 0; i < R / 2; ++i) {
+            const int j = half + i, r = row + 8 * (j / 4) + j % 2, c = col + 4 * (j / 2 % 2);
+            if (r < e.pairs && c < e.channels) e.out[static_cast<long long>(r) * e.channels + c] = gate[i] * acc[j];
+        }
+    }
+}
 
 // Where a thread of a grid-stride loop over an m x cols matrix is: the element `e`'s row and column.
 __device__ __forceinline__ void at(long long e, int cols, int& row, int& col)
@@ -134,10 +188,10 @@ trimul_norm_in(const float* __restrict__ x, const float* __restrict__ weight, co
 extern "C" __global__ void __launch_bounds__(wgmma_tma::THREADS, 1)
 trimul_project_in(const __grid_constant__ TensorMap zz, const __grid_constant__ TensorMap w_in, float* __restrict__ a,
                   float* __restrict__ b, const float* __restrict__ mask, int n, int channels, int hidden, int pairs,
-                  int ld, int kb, int kp)
+                  int ld, int kb, int kp, int tiles_x, int tiles)
 {
     wgmma_tma::run<BM, STAGES, Adopted>(wgmma_tma::BatchedMaps{{zz, w_in}, pairs, 0, kp},
-                                        GateIn{a, b, mask, n, hidden, pairs, ld, kb}, channels);
+                                        GateIn{a, b, mask, n, hidden, pairs, ld, kb}, channels, tiles_x, tiles);
 }
 
 WGMMA_TMA_BATCHED_ENTRY(trimul_product, BM, STAGES, Adopted)
@@ -170,14 +224,16 @@ trimul_norm_out(const float* __restrict__ t, const float* __restrict__ weight, c
 
 extern "C" __global__ void __launch_bounds__(wgmma_tma::THREADS, 1)
 trimul_gate_out(const __grid_constant__ TensorMap zz, const __grid_constant__ TensorMap gt, float* __restrict__ out,
-                int pairs, int channels)
+                int pairs, int channels, int tiles_x, int tiles)
 {
-    wgmma_tma::run<BM, STAGES, Adopted>(wgmma_tma::Maps{zz, gt}, Out<true>{out, pairs, channels}, channels);
+    wgmma_tma::run<BM, STAGES, Adopted>(wgmma_tma::Maps{zz, gt}, GateOut{out, pairs, channels}, channels, tiles_x,
+                                        tiles);
 }
 
 extern "C" __global__ void __launch_bounds__(wgmma_tma::THREADS, 1)
 trimul_project_out(const __grid_constant__ TensorMap tn, const __grid_constant__ TensorMap pt, float* __restrict__ out,
-                   int pairs, int channels, int hidden)
+                   int pairs, int channels, int hidden, int tiles_x, int tiles)
 {
-    wgmma_tma::run<BM, STAGES, Adopted>(wgmma_tma::Maps{tn, pt}, Out<false>{out, pairs, channels}, hidden);
+    wgmma_tma::run<BM, STAGES, Adopted>(wgmma_tma::Maps{tn, pt}, ProjectOut{out, pairs, channels}, hidden, tiles_x,
+                                        tiles);
 }

@@ -14,12 +14,13 @@ from ..registry.vocabulary import HAND_WRITTEN
 
 
 def subjects(op: str, shapes: list[dict], implementations: dict[str, dict], seed: int) -> tuple[dict, list[dict]]:
-    """The sweep subjects of an op, and the points left out because a CUDA variant's launch contract does not
-    take that shape (each with the contract's reason). `implementations`: name -> implementation, variant, cubin."""
+    """The sweep subjects of an op, and the points left out because a CUDA variant's launch contract or the
+    library's range does not take that shape (each with its reason). `implementations`: name -> implementation,
+    variant, cubin."""
     spec, points, skipped = OPS[op], {}, []
     for shape in shapes:
         for name, s in implementations.items():
-            reason = spec.variant(s["variant"]).contract.supports(shape) if s["variant"] else None
+            reason = spec.refusal(s["implementation"], s["variant"], shape)
             if reason:
                 skipped.append({"op": op, "implementation": s["implementation"], "variant": s["variant"] or name,
                                 "shape": spec.label(shape), "reason": reason})

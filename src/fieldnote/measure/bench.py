@@ -12,6 +12,7 @@ from __future__ import annotations
 
 import argparse
 import tempfile
+from functools import partial
 from pathlib import Path
 
 import numpy as np
@@ -45,8 +46,13 @@ def gated_calls(op: str, names: list[str], shape: dict, seed: int, tolerance: di
     calls = {}
     for name in names:
         impl, variant, cubin = subject(op, name, folder)
+        reason = OPS[op].refusal(impl, variant, shape)
+        if reason:
+            print(f"{op:10s} {name:36s} DOES NOT TAKE {OPS[op].label(shape)}, not timed: {reason}", flush=True)
+            continue
         run = runner(op, impl, OPS[op].variant(variant) if variant else None, cubin)
-        cases = check.cases(op, shape, seed, inputs.read(npz), small_only=False)
+        cases = check.cases(op, shape, seed, inputs.read(npz), small_only=False,
+                            refusal=partial(OPS[op].refusal, impl, variant))
         failed = check.failures(check.run_checks(run, op, name, "cuda", cases, tolerance))
         if failed:
             print(f"{op:10s} {name:36s} FAILED THE GATE, not timed\n{failed}", flush=True)

@@ -29,7 +29,13 @@ def runner(op: str, implementation: str, variant: KernelVariant | None = None, c
         return lambda t, shape: fn(*(t[n] for n in spec.torch_args))
     if implementation == "library":
         fn = library(op)
-        return lambda t, shape: fn(*(t[n] for n in spec.library.args))
+
+        def call(t, shape):
+            reason = spec.library.supports(shape)
+            if reason:
+                raise PipelineError(f"{op}/library ({spec.library.title}): shape {shape} out of range: {reason}")
+            return fn(*(t[n] for n in spec.library.args))
+        return call
     if implementation == "triton":
         fn = kernels.function("triton", op)
         return lambda t, shape: fn(*(t[n] for n in spec.triton_args), t["out"])

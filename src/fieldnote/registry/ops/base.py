@@ -121,6 +121,9 @@ class Library:
     title: str
     package: str
     args: tuple[str, ...]
+    # a reason a shape is out of the library's range (as a kernel's launch contract says it): the gate leaves its
+    # small shapes and edge cases out there, the sweep its points, and a call there is refused with the reason
+    supports: Callable[[Shape], str | None] = lambda shape: None
     # other libraries a user would pick for the op that are not measured here, each with the reason the note gives
     unmeasured: tuple[Unmeasured, ...] = ()
 
@@ -203,3 +206,12 @@ class Op:
 
     def variant(self, name: str) -> KernelVariant:
         return self.kernel_variants[name]
+
+    def refusal(self, implementation: str, variant: str | None, shape: Shape) -> str | None:
+        """Why an implementation (a hand-written variant by its launch contract, the library by its range) does not
+        take `shape`; None where it does."""
+        if variant:
+            return self.variant(variant).contract.supports(shape)
+        if implementation == "library" and self.library is not None:
+            return self.library.supports(shape)
+        return None

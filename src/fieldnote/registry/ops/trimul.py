@@ -17,6 +17,7 @@ from .base import (
     LaunchContract,
     Library,
     Op,
+    Shape,
     TensorMap,
     cdiv,
     normal,
@@ -92,8 +93,8 @@ def supports(s) -> str | None:
         return "channels and hidden must be multiples of 4 (rows of 16-byte strides for TMA)"
     if s["channels"] > 512 or s["hidden"] > 256:
         return "channels at most 512 (a warp's row of LayerNorm) and hidden at most 256 (a block's tile)"
-    if cdiv(sizes(s)["pairs"], 128) > 65535:
-        return "at most 65535 x 128 pairs (the products' tiles of pairs are a grid's y)"
+    if 2 * sizes(s)["pairs"] >= 2**31:
+        return "z's rows, twice the pairs, must have 32-bit indices (TMA's coordinates and the epilogues')"
     return None
 
 
@@ -115,22 +116,34 @@ def weights_step(t, s):
             i32(s["channels"]), i32(s["hidden"]), i32(e["kp"]), i32(e["np"]), i32(e["cl"]), i32(e["hp"]))
 
 
+# The blocks of a product that walks its tiles (wgmma_tma::run's `tiles`): the H100's and the H200's 132 SMs, a block
+# each (the mainloop's 197 KB of shared memory); on a GPU of other size they still cover every tile.
+WALKERS = 132
+
+
+def tiles(columns: int, s) -> tuple[int, int]:
+    """(tiles across, tiles in all) of a product with a row per pair and `columns` columns, 128 x 128 a tile."""
+    across = cdiv(columns, 128)
+    return across, across * cdiv(sizes(s)["pairs"], 128)
+
+
+def walkers(columns, sides: int = 1):
+    """The grid of a product that walks its tiles: as many blocks as the SMs take, split among `sides` (its
+    blockIdx.z), none idle."""
+    return lambda s: (min(cdiv(WALKERS, sides), tiles(columns(s), s)[1]), 1, sides)
+
+
 def project_in(t, s):
     e = sizes(s)
     return (a_map("zz"), b_map("w_in"), t["a_packed"], t["b_packed"], t["mask"],
             i32(s["n"]), i32(s["channels"]), i32(s["hidden"]), i32(e["pairs"]), i32(e["ld"]), i32(e["kb"]),
-            i32(e["kp"]))
+            i32(e["kp"]), *map(i32, tiles(2 * s["hidden"], s)))
 
 
 def product(t, s):
     n, e = s["n"], sizes(s)
     return (a_map("a_packed"), b_map("b_packed"), t["t"], i32(n), i32(n), i32(n), i32(n),
             i32(0), i32(e["kb"]))
-
-
-def over_pairs(columns: str):
-    """A grid of 128 x 128 tiles of a product with a row per pair."""
-    return lambda s: (cdiv(s[columns], 128), cdiv(sizes(s)["pairs"], 128), 1)
 
 
 STEPS_BEFORE = (
@@ -141,23 +154,32 @@ STEPS_BEFORE = (
                                       i32(sizes(s)["pairs"]), i32(s["n"]), i32(s["channels"]), i32(sizes(s)["cl"]),
                                       f32(EPS))),
     LaunchContract(entry="trimul_project_in", args=project_in, **WGMMA,
-                   grid=lambda s: (cdiv(2 * s["hidden"], 128), cdiv(sizes(s)["pairs"], 128), 2)),
+                   grid=walkers(lambda s: 2 * s["hidden"], sides=2)),
 )
 STEPS_AFTER = (
     LaunchContract(entry="trimul_norm_out", block=(256, 1, 1),
                    grid=lambda s: (cdiv(s["n"] * s["n"], 32), s["batch"], 1),
                    args=lambda t, s: (t["t"], t["norm_out_weight"], t["norm_out_bias"], t["tn"], i32(s["n"]),
                                       i32(s["hidden"]), i32(sizes(s)["hl"]), f32(EPS))),
-    LaunchContract(entry="trimul_gate_out", grid=over_pairs("channels"), **WGMMA,
-                   args=lambda t, s: (a_map("zz"), b_map("gt"), t["out"],
-                                      i32(sizes(s)["pairs"]), i32(s["channels"]))),
-    LaunchContract(entry="trimul_project_out", grid=over_pairs("channels"), **WGMMA,
-                   args=lambda t, s: (a_map("tn"), b_map("pt"), t["out"],
-                                      i32(sizes(s)["pairs"]), i32(s["channels"]), i32(s["hidden"]))),
+    LaunchContract(entry="trimul_gate_out", grid=walkers(lambda s: s["channels"]), **WGMMA,
+                   args=lambda t, s: (a_map("zz"), b_map("gt"), t["out"], i32(sizes(s)["pairs"]),
+                                      i32(s["channels"]), *map(i32, tiles(s["channels"], s)))),
+    LaunchContract(entry="trimul_project_out", grid=walkers(lambda s: s["channels"]), **WGMMA,
+                   args=lambda t, s: (a_map("tn"), b_map("pt"), t["out"], i32(sizes(s)["pairs"]),
+                                      i32(s["channels"]), i32(s["hidden"]), *map(i32, tiles(s["channels"], s)))),
 )
 WGMMA_PIPELINE = LaunchContract(
     entry="trimul_product", grid=lambda s: (cdiv(s["n"], 128), cdiv(s["n"], 128), sizes(s)["planes"]), args=product,
     supports=supports, workspace=scratch, before=STEPS_BEFORE, after=STEPS_AFTER, **WGMMA)
+
+def library_range(s: Shape) -> str | None:
+    """cuEquivariance's gated GEMMs step through the channels and the hidden width in tiles of 16 to 64 and assert
+    that the tile divides the width (gated_gemm_torch.py; channels 196 refused on an H100): measured where both are
+    multiples of 32, the tile its kernels default to."""
+    if s["channels"] % 32 or s["hidden"] % 32:
+        return "cuEquivariance's gated GEMMs take channels and hidden in whole tiles (measured at multiples of 32)"
+    return None
+
 
 ARGS = ("x", "mask", "norm_in_weight", "norm_in_bias", "p_in_weight", "g_in_weight", "norm_out_weight",
         "norm_out_bias", "p_out_weight", "g_out_weight")
@@ -170,12 +192,12 @@ OP = Op(
     make_inputs=make_inputs,
     output_shape=lambda s: (s["batch"], s["n"], s["n"], s["channels"]),
     torch_args=ARGS,
-    # hidden 32 at the smallest: cuEquivariance's kernels take multiples of 32 only
+    # widths of 32 but one small shape's: where the library is measured too (cuEquivariance's range, library_range)
     medium_shape={"batch": 1, "n": 24, "channels": 16, "hidden": 32},
-    small_shapes=({"batch": 1, "n": 5, "channels": 8, "hidden": 32},
+    small_shapes=({"batch": 1, "n": 5, "channels": 32, "hidden": 32},
                   {"batch": 2, "n": 7, "channels": 12, "hidden": 32}),
-    edge_cases=(EdgeCase("all-masked", {"batch": 1, "n": 6, "channels": 8, "hidden": 32}, all_masked),
-                EdgeCase("heavy-tailed", {"batch": 1, "n": 9, "channels": 16, "hidden": 32}, heavy_tailed)),
+    edge_cases=(EdgeCase("all-masked", {"batch": 1, "n": 6, "channels": 32, "hidden": 32}, all_masked),
+                EdgeCase("heavy-tailed", {"batch": 1, "n": 9, "channels": 32, "hidden": 32}, heavy_tailed)),
     work=work,
     redraw=redraw,
     kernel_variants={v.name: v for v in [
@@ -186,7 +208,7 @@ OP = Op(
                       "the batch x hidden contractions, t's LayerNorm a block of thirty-two pairs, then the output "
                       "gate and the output product into out", arch_specific=True),
     ]},
-    library=Library("cuEquivariance", "cuequivariance-ops-torch-cu13", ARGS),  # its fused kernels, TF32x3 mode
+    library=Library("cuEquivariance", "cuequivariance-ops-torch-cu13", ARGS, library_range),  # TF32x3 mode
     # FP32 in and out; the cheapest honest implementation runs its products as three TF32 products on tensor cores
     precision=THREE_TF32,
 )
