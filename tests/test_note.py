@@ -291,6 +291,39 @@ def test_targets_at_named_sweep_points_read_the_sweep_and_refuse_a_point_it_lack
         note.against_targets(summary, sweep, {"tflops": [{"op": "matmul", "shape": "4096x4096", "at_least": 1}]})
 
 
+def test_the_floor_margin_holds_every_sweep_point_from_a_size_on_to_the_compute_floor_scaled_to_its_flops():
+    """issue 46's "within 10% of the 3xTF32 bound from 2048^3": h200-002's archived matmul sweep against a probe of
+    the TF32 tensor cores measured at the seed shape (1024^3), its floor there scaled by each point's FLOPs; the
+    points below 2048^3 are not judged, the worst of the others stands for them, and a floor no probe measured is
+    not measured, not met."""
+    from fieldnote.evidence.floors import unit_flops
+    from fieldnote.registry.ops import OPS
+
+    sweep, summary = shipped_table("h200-002", "sweep"), shipped_table("h200-002", "summary")
+    seed = unit_flops("matmul", {"m": 1024, "n": 1024, "k": 1024})
+    rate = 400e6  # unit FLOPs a microsecond: 400 TFLOP/s of TF32
+    ceilings = pd.DataFrame({"op": ["matmul"], "cache": ["warm"], "kind": ["compute"], "config": ["cublas_tf32_4096"],
+                             "unit": ["tf32_tensor"], "unit_flops": [seed], "floor_us": [seed / rate],
+                             "floor_low_us": [seed / rate], "floor_high_us": [seed / rate], "best": [True]})
+    ours = sweep[(sweep["op"] == "matmul") & (sweep["implementation"] == "cuda")].set_index("shape")["kernel_us"]
+    judged = {s: ours[s] / (unit_flops("matmul", OPS["matmul"].parse_label(s)) / rate) for s in ours.index
+              if unit_flops("matmul", OPS["matmul"].parse_label(s)) >= unit_flops("matmul", {"m": 2048, "n": 2048,
+                                                                                              "k": 2048})}
+    assert set(judged) == {"2048x2048x2048", "4096x4096x4096"}
+    worst = max(judged, key=judged.get)
+    for margin, met in ((judged[worst] - 1 + 0.01, "met"), (judged[worst] - 1 - 0.01, "missed")):
+        targets = {"floor_margin": [{"op": "matmul", "from": "2048x2048x2048", "margin": margin}]}
+        row = note.against_targets(summary, sweep, targets, ceilings).set_index("Operation").loc[
+            "Matrix multiplication"]
+        assert row["Target (declared)"] == f"from 2048x2048x2048 on, at most {1 + margin:.2f}x the compute floor"
+        assert row["Measured"] == f"{judged[worst]:.2f}x at {worst}" and row["Met"].startswith(met)
+    unmeasured = note.against_targets(summary, sweep, targets, ceilings.assign(op="gelu")).set_index("Operation")
+    assert unmeasured.loc["Matrix multiplication", "Met"] == "not measured"
+    with pytest.raises(PipelineError, match="'2048x2048' is no point of its sweep"):
+        note.against_targets(summary, sweep, {"floor_margin": [{"op": "matmul", "from": "2048x2048", "margin": 0.1}]},
+                             ceilings)
+
+
 def test_the_seed_targets_read_cold_l2_and_the_copy_of_the_bytes():
     """Cold L2 against the cold peers; a warm kernel slower than 0.80x the best peer meets its target when it is
     within the margin of the warm copy of its own bytes, and only then."""

@@ -366,6 +366,7 @@ def target_rows(summary: pd.DataFrame, sweep_table: pd.DataFrame | None, targets
                          (judged,)))
         if sweep_table is not None:
             rows += [(op, *row) for row in _sweep_targets(sweep_table, op, mine, targets)]
+            rows += [(op, *row) for row in _floor_targets(sweep_table, op, mine, targets, ceilings)]
     return rows
 
 
@@ -429,12 +430,13 @@ def _sweep_targets(sweep_table: pd.DataFrame, op: str, mine: str, targets: dict)
         rows.append(_sweep_target(ratios, op, targets["sweep_best_peer_ratio"]))
     points = sweep_table[sweep_table["op"] == op].set_index(["shape", "implementation"])
     ratios = ratios.set_index(["op", "shape"])
-    named = [t for key in ("points", "tflops") for t in targets.get(key, []) if t["op"] == op]
-    for t in named:
-        if t["shape"] not in set(sweep_table.loc[sweep_table["op"] == op, "shape"]):
+    named = [t.get("shape", t.get("from")) for key in ("points", "tflops", "floor_margin")
+             for t in targets.get(key, []) if t["op"] == op]
+    for shape in named:
+        if shape not in set(sweep_table.loc[sweep_table["op"] == op, "shape"]):
             from ..core.errors import PipelineError
 
-            raise PipelineError(f"targets: {op} at '{t['shape']}' is no point of its sweep (its points: "
+            raise PipelineError(f"targets: {op} at '{shape}' is no point of its sweep (its points: "
                                 f"{', '.join(dict.fromkeys(sweep_table.loc[sweep_table['op'] == op, 'shape']))})")
     for i, t in [(i, t) for i, t in enumerate(targets.get("points", [])) if t["op"] == op]:
         if t["versus"] == "best_peer":
@@ -464,6 +466,39 @@ def _sweep_targets(sweep_table: pd.DataFrame, op: str, mine: str, targets: dict)
             shown = round(judged.value, 2)
             rows.append((f"at {shape}, at least {limit:.0%} of the bandwidth roof",
                          "" if pd.isna(shown) else f"{shown:.0%}", _verdict(judged, shown), (judged,)))
+    return rows
+
+
+def _floor_targets(sweep_table: pd.DataFrame, op: str, mine: str, targets: dict, ceilings) -> list[tuple]:
+    """`floor_margin`: ours within a margin of its compute floor at every sweep point from a named one on (by FLOPs).
+    The floor at a point is the op's unit FLOPs there at the rate the run's fastest probe of its unit reached, warm
+    (the ceilings' floor at the seed shape, scaled by the FLOPs); a point is judged by the upper end of ours'
+    interval, where the sweep has one, against the lower end of the floor's, and the worst point stands for all."""
+    from ..evidence.floors import COMPUTE, best, unit_flops
+    from ..registry.ops import OPS
+
+    probes = best(ceilings, COMPUTE) if ceilings is not None and not ceilings.empty else pd.DataFrame()
+    spread = "kernel_high_us" in sweep_table and "floor_low_us" in probes
+    ours = sweep_table[(sweep_table["op"] == op) & (sweep_table["implementation"] == mine)]
+    rows = []
+    for i, t in [(i, t) for i, t in enumerate(targets.get("floor_margin", [])) if t["op"] == op]:
+        least, limit = unit_flops(op, OPS[op].parse_label(t["from"])), 1 + t["margin"]
+        ratios = pd.Series(dtype=float)
+        if (op, "warm") in probes.index:
+            probe = probes.loc[(op, "warm")]
+            for r in ours.itertuples():
+                flops = unit_flops(op, OPS[op].parse_label(r.shape))
+                if flops >= least:  # the floor there: the probe's, scaled from the seed shape's FLOPs to these
+                    share = flops / probe["unit_flops"]
+                    ratios[r.shape] = (r.kernel_high_us / (probe["floor_low_us"] * share) if spread
+                                       else r.kernel_us / (probe["floor_us"] * share))
+        worst = ratios.idxmax() if not ratios.empty else None
+        judged = Judged(f"targets.floor_margin.{i}", f"{op}: {mine} / its compute floor at "
+                        f"{worst or 'no point measured'}, its worst point from {t['from']} on",
+                        ratios.max() if worst else float("nan"), limit, True, "1 + targets.floor_margin.margin")
+        shown = round(judged.value, 2)
+        rows.append((f"from {t['from']} on, at most {limit:.2f}x the compute floor",
+                     "" if worst is None else f"{shown:.2f}x at {worst}", _verdict(judged, shown), (judged,)))
     return rows
 
 
