@@ -1,6 +1,8 @@
 // CUTLASS's FP32-accurate GEMM as a user instantiates it: its device-level Gemm on the tensor-op path with
 // OpMultiplyAddFastF32, which splits each FP32 operand into TF32 terms and sums three products. The few tile
 // configurations below are the ones a user would try first; kernels/library/matmul.py takes the fastest per shape.
+// It is CUTLASS's FP32-accurate GEMM on Hopper too: CUTLASS 4.2's emulated-FP32 mainloops on the newer MMAs
+// (MainloopSm100...FastF32, BF16 terms) are Blackwell's, and none of its SM90 collectives splits FP32 operands.
 #include <cuda_runtime.h>
 
 #include "cutlass/gemm/device/gemm.h"

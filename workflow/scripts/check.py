@@ -2,7 +2,6 @@
 from fieldnote.script import entry
 
 import os
-from functools import partial
 from pathlib import Path
 
 
@@ -33,7 +32,7 @@ def main(snakemake):
         run = runner(w.op, impl, variant, Path(snakemake.input.cubin) if variant else None)
         interpreted = device == "cpu" and impl == "triton"  # the interpreter is too slow for the full shapes
         cases = check.cases(w.op, op["shape"], op["seed"], inputs.read(snakemake.input.npz), small_only=interpreted,
-                            refusal=partial(OPS[w.op].refusal, impl, params.subject["variant"]))
+                            implementation=impl)
     table = check.run_checks(run, w.op, w.subject, device, cases, op["tolerance"],
                              hold=gpulock.per_case(impl, device))
     table["gpu_alone"] = [gpulock.alone(impl, device, case.measured) for case in cases]  # a row per case
