@@ -50,8 +50,7 @@ def gated_calls(op: str, names: list[str], shape: dict, seed: int, tolerance: di
             print(f"{op:10s} {name:36s} DOES NOT TAKE {OPS[op].label(shape)}, not timed: {reason}", flush=True)
             continue
         run = runner(op, impl, OPS[op].variant(variant) if variant else None, cubin)
-        cases = check.cases(op, shape, seed, inputs.read(npz), small_only=False,
-                            implementation=impl)
+        cases = check.cases(op, shape, seed, inputs.read(npz), small_only=False, implementation=impl)
         failed = check.failures(check.run_checks(run, op, name, "cuda", cases, tolerance))
         if failed:
             print(f"{op:10s} {name:36s} FAILED THE GATE, not timed\n{failed}", flush=True)
