@@ -226,7 +226,7 @@ def test_capture_backends_see_every_launch_of_one_session(tmp_path, backend):
 
 def test_ncu_reads_every_counter_of_the_hand_written_kernel(tmp_path):
     """Nsight Compute on the 3xTF32 matmul at the seed shape: each metric the capture asks for comes back, for every
-    launch it profiles (a metric name this ncu does not know fails the whole capture)."""
+    launch of the calls it profiles, one a call (a metric name this ncu does not know fails the whole capture)."""
     from fieldnote.measure import capture
     from fieldnote.measure.capture import ncu
 
@@ -238,7 +238,7 @@ def test_ncu_reads_every_counter_of_the_hand_written_kernel(tmp_path):
     job = capture.Job("matmul", subjects, str(npz), shape, iterations=10, warmup=3, repeats=1)
     counters = ncu.capture(job, tmp_path)
     per_launch = counters.groupby("launch")["name"].apply(set)
-    assert len(per_launch) == ncu.LAUNCHES and all(names == set(ncu.METRICS.values()) for names in per_launch)
+    assert len(per_launch) == ncu.CALLS and all(names == set(ncu.METRICS.values()) for names in per_launch)
     value = counters.groupby("name")["value"].median()
     assert value["registers"] > 0 and 0 < value["tensor_pipe"] <= 100 and 0 < value["issue_slots_busy"] <= 100
 

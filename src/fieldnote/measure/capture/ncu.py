@@ -30,7 +30,9 @@ METRICS = {
     "launch__shared_mem_per_block_dynamic": "dynamic_shared",
     "launch__waves_per_multiprocessor": "waves_per_sm",
 }
-LAUNCHES = 5  # kernel replay costs several passes per launch; the counters of five launches suffice
+# Kernel replay costs several passes a launch: every kernel of five calls suffices. Counted in calls, not launches,
+# so that an implementation of several launches a call (trimul's seven) has each of its kernels profiled.
+CALLS = 5
 
 
 def available() -> bool:
@@ -75,10 +77,10 @@ def capture(job: Job, workdir: Path, keep: Path | None = None) -> pd.DataFrame:
     """Counters of one implementation (the job's first): kernel replay makes a session per implementation."""
     if not available():
         raise PipelineError("capture backend ncu: `ncu` is not on PATH")
-    report, profiled = workdir / "counters.ncu-rep", filterable(job)
+    report, profiled = workdir / "counters.ncu-rep", filterable(dataclasses.replace(job, iterations=CALLS, repeats=1))
     profiled_range = profiled.range_of(profiled.subjects_named[0])
     command = ["ncu", "--clock-control", "none", "--cache-control", "none", "--profile-from-start", "off",
-               "--nvtx", "--nvtx-include", f"{profiled_range}/", "--launch-count", str(LAUNCHES),
+               "--nvtx", "--nvtx-include", f"{profiled_range}/",
                "--metrics", ",".join(METRICS), "--export", str(report), "--force-overwrite",
                *workload_command(profiled, workdir / "job.json", "range")]
     run(command, f"ncu capture of {job.range_of(job.subjects_named[0])}", expect=report)
