@@ -5,8 +5,7 @@
 # lends either: on an H200 the H100's roofline line is dropped (config.yaml's is the H200's).
 #   NS=h100-002r TESTS="tunes_in_fresh or queued_clock" LIMIT=585 bash tools/device_call.sh   (through the device tool)
 set -u
-source .gpu/enter.sh >/dev/null
-export PYTHONPATH=$PWD/src:$PYTHONPATH PYTHONUNBUFFERED=1
+source tools/device_env.sh  # the kit, the library peers carried in .peers/, PYTHONPATH
 start=$SECONDS
 gpu=$(nvidia-smi --query-gpu=name --format=csv,noheader | head -1)
 ns=${NS:?name the namespace in NS}
