@@ -25,7 +25,9 @@ TAILS = {"matmul": [{"m": 130, "n": 70, "k": 97}, {"m": 64, "n": 64, "k": 33}, {
          # rows not whole tiles; channels and hidden past one tile's 128 and not whole K steps; three batches (hidden
          # a multiple of 32: cuEquivariance's kernels take no other)
          "trimul": [{"batch": 1, "n": 130, "channels": 196, "hidden": 160},
-                    {"batch": 3, "n": 33, "channels": 12, "hidden": 32}]}
+                    {"batch": 3, "n": 33, "channels": 12, "hidden": 32},
+                    # 2 hidden not a multiple of 32: a warp's columns run past hidden while its block walks on
+                    {"batch": 1, "n": 40, "channels": 20, "hidden": 36}]}
 
 
 @functools.cache

@@ -62,9 +62,9 @@ struct GateIn {
 template <int R>
 __device__ __forceinline__ void finish(const GateIn& e, int row, int col, const float (&acc)[R])
 {
+    // no early return for a column past hidden: the block walks on to the next tile's warp-wide wgmma
     const int h = col / 8 * 4 + col % 4;
-    if (h >= e.hidden) return;
-    const bool flipped = blockIdx.z == 1;
+    const bool live = h < e.hidden, flipped = blockIdx.z == 1;
     const long long nn = static_cast<long long>(e.n) * e.n;
     float keep[R / 2];
     long long at[R / 2];
@@ -79,7 +79,7 @@ __device__ __forceinline__ void finish(const GateIn& e, int row, int col, const 
             const long long plane = static_cast<long long>(q.batch) * e.hidden + h;
             at[2 * i + k] = (plane * (flipped ? e.kb : e.n) + q.u) * e.ld + q.v;
             const long long m = flipped ? q.batch * nn + static_cast<long long>(q.v) * e.n + q.u : r;
-            keep[2 * i + k] = r < e.pairs ? __ldg(e.mask + m) : 0.f;
+            keep[2 * i + k] = live && r < e.pairs ? __ldg(e.mask + m) : 0.f;
         }
     }
     float* dst = flipped ? e.b : e.a;
@@ -87,7 +87,7 @@ __device__ __forceinline__ void finish(const GateIn& e, int row, int col, const 
     for (int i = 0; i < R / 4; ++i)
 #pragma unroll
         for (int k = 0; k < 2; ++k)
-            if (row + 8 * i + k < e.pairs)
+            if (live && row + 8 * i + k < e.pairs)
                 dst[at[2 * i + k]] = acc[4 * i + k] * keep[2 * i + k] * sigmoid(acc[4 * i + 2 + k]);
 }
 
