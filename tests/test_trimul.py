@@ -22,9 +22,14 @@ def shapes():
         yield {"batch": batch, "n": n, "channels": channels, "hidden": hidden}
 
 
-def maps(shape):
+def tensors_of(shape):
+    """What a step's arguments read: the scratch tensors by their shapes, the op's inputs as names only."""
     tensors = {name: np.empty(size, np.float32) for name, size in scratch(shape).items()}
-    tensors.update({name: None for name in OPS["trimul"].torch_args}, out=None)
+    return {**tensors, **{name: None for name in OPS["trimul"].torch_args}, "out": None}
+
+
+def maps(shape):
+    tensors = tensors_of(shape)
     for step in STEPS:
         yield from ((step.entry, a, tensors[a.tensor]) for a in step.args(tensors, shape) if isinstance(a, TensorMap))
 
@@ -62,8 +67,7 @@ WALKING = [step for step in STEPS if step.entry in ("trimul_project_in", "trimul
 def test_a_product_that_walks_its_tiles_has_a_tile_for_every_block_and_tiles_over_its_whole_output(shape):
     """The projections' blocks walk their tiles (wgmma_tma::run's `tiles`): no block without one, and the tiles
     `tiles_x` wide cover every pair's row and every column of the product."""
-    tensors = {name: np.empty(size, np.float32) for name, size in scratch(shape).items()}
-    tensors.update({name: None for name in OPS["trimul"].torch_args}, out=None)
+    tensors = tensors_of(shape)
     columns = {"trimul_project_in": 2 * shape["hidden"], "trimul_gate_out": shape["channels"],
                "trimul_project_out": shape["channels"]}
     pairs = shape["batch"] * shape["n"] ** 2
