@@ -40,7 +40,7 @@ def cases(op: str, full_shape: Shape, seed: int, full_inputs: dict | None, small
     """The gate's cases. The library is checked at the small shapes and edge cases inside its declared range
     (Library.supports: a peer checked where it runs); ours at every one, whatever its launch contract says."""
     spec = OPS[op]
-    inside = (lambda s: not spec.library.supports(s)) if implementation == "library" else (lambda s: True)
+    inside = (lambda s: not spec.refusal("library", None, s)) if implementation == "library" else (lambda s: True)
     found = [Case("small", s, seed, spec.inputs(s, seed)) for s in spec.small_shapes if inside(s)]
     found += [Case(f"edge:{e.name}", e.shape, seed, e.make(np.random.default_rng(seed), e.shape))
               for e in spec.edge_cases if inside(e.shape)]

@@ -31,7 +31,7 @@ def runner(op: str, implementation: str, variant: KernelVariant | None = None, c
         fn = library(op)
 
         def call(t, shape):
-            reason = spec.library.supports(shape)
+            reason = spec.refusal("library", None, shape)
             if reason:
                 raise PipelineError(f"{op}/library ({spec.library.title}): shape {shape} out of range: {reason}")
             return fn(*(t[n] for n in spec.library.args))
