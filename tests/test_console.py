@@ -109,11 +109,15 @@ def test_a_job_imports_the_package_before_anything_slow(script):
     assert (first.module if isinstance(first, ast.ImportFrom) else first.names[0].name).split(".")[0] == "fieldnote"
 
 
+# A Ctrl-C that lands in an exit handler as the process ends (torch's library finalizers, CI at 41165bf).
+AT_EXIT = "import atexit; exec('def stop(): raise KeyboardInterrupt'); atexit.register(stop); "
+
+
 def test_a_ctrl_c_once_the_package_is_imported_is_one_line():
     import subprocess
     import sys
 
-    run = subprocess.run([sys.executable, "-c", "import fieldnote; raise KeyboardInterrupt"],
+    run = subprocess.run([sys.executable, "-c", AT_EXIT + "import fieldnote; raise KeyboardInterrupt"],
                          capture_output=True, text=True)
     assert run.returncode != 0 and "Traceback" not in run.stderr
     assert run.stderr.strip().splitlines() == [
@@ -131,8 +135,8 @@ def test_a_job_s_python_is_silent_on_ctrl_c_and_runs_the_sitecustomize_it_shadow
 
     (tmp_path / "sitecustomize.py").write_text("import builtins; builtins.SHADOWED_RAN = True\n")
     path = os.pathsep.join([str(ROOT / "workflow" / "site"), str(tmp_path), str(ROOT / "src")])
-    probe = ("import builtins, sys, fieldnote; print(builtins.SHADOWED_RAN, sys.excepthook.__name__); "
-             "raise KeyboardInterrupt")
+    probe = AT_EXIT + ("import builtins, sys, fieldnote; print(builtins.SHADOWED_RAN, sys.excepthook.__name__); "
+                       "raise KeyboardInterrupt")
     run = subprocess.run([sys.executable, "-c", probe], env={**os.environ, "PYTHONPATH": path}, capture_output=True,
                          text=True)
     assert run.stdout.split() == ["True", "_silent_on_ctrl_c"] and run.returncode != 0

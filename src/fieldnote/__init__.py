@@ -21,7 +21,16 @@ def _one_line_on_ctrl_c(kind, value, traceback, default=sys.excepthook):
         default(kind, value, traceback)
 
 
-# A job's Python has a silent hook already (workflow/site/sitecustomize.py): the run's console says it once for all
+def _silent_on_ctrl_c_at_exit(unraisable, default=sys.unraisablehook):
+    """A Ctrl-C landing in an exit handler (torch's library finalizers) while the process ends anyway: the line
+    above, or the run's console, has said it; CPython would add a traceback ("Exception ignored in atexit
+    callback")."""
+    if not issubclass(unraisable.exc_type, KeyboardInterrupt):
+        default(unraisable)
+
+
+# A job's Python has silent hooks already (workflow/site/sitecustomize.py): the run's console says it once for all
 # its jobs (snakemake_logger_plugin_fieldnote).
 if not getattr(sys.excepthook, "fieldnote_job", False):
     sys.excepthook = _one_line_on_ctrl_c
+    sys.unraisablehook = _silent_on_ctrl_c_at_exit

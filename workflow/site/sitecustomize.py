@@ -17,8 +17,16 @@ def _silent_on_ctrl_c(kind, value, traceback, default=sys.excepthook):
         default(kind, value, traceback)
 
 
-_silent_on_ctrl_c.fieldnote_job = True  # fieldnote/__init__.py leaves a job's hook in place
+def _silent_on_ctrl_c_at_exit(unraisable, default=sys.unraisablehook):
+    # A Ctrl-C landing in an exit handler (torch's library finalizers) is reported as "Exception ignored in atexit
+    # callback" with a traceback, through this hook rather than the one above.
+    if not issubclass(unraisable.exc_type, KeyboardInterrupt):
+        default(unraisable)
+
+
+_silent_on_ctrl_c.fieldnote_job = True  # fieldnote/__init__.py leaves a job's hooks in place
 sys.excepthook = _silent_on_ctrl_c
+sys.unraisablehook = _silent_on_ctrl_c_at_exit
 
 _here = os.path.realpath(os.path.dirname(__file__))
 _shadowed = importlib.machinery.PathFinder.find_spec(
