@@ -90,27 +90,32 @@ def test_the_figure_draws_an_op_in_the_bound_of_its_largest_size_as_the_note_doe
     assert labels == ["PyTorch, 4096 columns", "CUDA C++, 768 columns", "CUDA C++, 4096 columns"]
 
 
-def test_every_variant_launches_within_cuda_grid_limits_at_every_shape_h200_001_takes():
+def test_every_variant_launches_within_cuda_grid_limits_at_every_shape_of_h200_001_and_h200_003():
     """A grid's y and z stop at 65535 (the sweep's 65536 rows would not launch on y), x at 2^31 - 1, and a block
-    at 1024 threads: checked for every CUDA variant at the seed shape and every sweep shape its contract takes."""
+    at 1024 threads: checked for every launch of every CUDA variant at the seed shape and every sweep shape its
+    contract takes (past the limits, `LaunchContract.refusal` refuses the shape)."""
     from conftest import ROOT
 
     from fieldnote.registry.config import load_defaults, load_namespaces
     from fieldnote.registry.ops import OPS
 
-    ns = load_namespaces(ROOT / "config", load_defaults(ROOT / "config" / "config.yaml"))["h200-001"]
+    namespaces = load_namespaces(ROOT / "config", load_defaults(ROOT / "config" / "config.yaml"))
     launches = 0
-    for op, spec in [(op, OPS[op]) for op in ns.sweep]:
+    swept = [(op, namespace) for namespace in map(namespaces.get, ("h200-001", "h200-003")) for op in namespace.sweep]
+    for op, ns in swept:
+        spec = OPS[op]
         for shape in [ns.shapes[op], *ns.sweep[op]]:
             for variant in spec.kernel_variants.values():
                 contract = variant.contract
                 if contract.supports(shape):
                     continue
-                (gx, gy, gz), (bx, by, bz) = contract.grid(shape), contract.block
-                assert 1 <= gx < 2**31 and 1 <= gy <= 65535 and 1 <= gz <= 65535, (variant.name, shape)
-                assert bx * by * bz <= 1024, variant.name
-                launches += 1
-    assert launches > 200
+                assert contract.refusal(shape) is None, (variant.name, shape)
+                for step in (*contract.before, contract, *contract.after):
+                    (gx, gy, gz), (bx, by, bz) = step.grid(shape), step.block
+                    assert 1 <= gx < 2**31 and 1 <= gy <= 65535 and 1 <= gz <= 65535, (step.entry, shape)
+                    assert bx * by * bz <= 1024, step.entry
+                    launches += 1
+    assert launches > 400
 
 
 def test_a_sweep_process_compiles_every_one_of_its_shapes():

@@ -104,7 +104,7 @@ class CudaKernel:
 
     def __call__(self, tensors: dict, shape: dict) -> None:
         contract = self.variant.contract
-        reason = contract.supports(shape)
+        reason = contract.refusal(shape)
         if reason:
             raise PipelineError(f"{self.variant.op}/{self.variant.name}: shape {shape} out of range: {reason}")
         contract = contract.route(tensors, shape) or contract

@@ -42,6 +42,9 @@ class TensorMap:
     box: tuple[int, ...]
 
 
+GRID_LIMITS = (2**31 - 1, 65535, 65535)  # blocks along x, y and z a launch may have (every arch since sm_30)
+
+
 @dataclass(frozen=True)
 class LaunchContract:
     """How a hand-written kernel is launched: the one place for its grid, block, shared memory and arguments.
@@ -67,6 +70,19 @@ class LaunchContract:
     workspace: Callable[[Shape], dict[str, tuple[int, ...]]] | None = None
     before: tuple[LaunchContract, ...] = ()
     after: tuple[LaunchContract, ...] = ()
+
+    def refusal(self, shape: Shape) -> str | None:
+        """Why a call at `shape` cannot be made: the kernel's own range (`supports`), then CUDA's grid limits for
+        every launch of the call, which a shape past them would meet as a launch error."""
+        reason = self.supports(shape)
+        if reason:
+            return reason
+        for step in (*self.before, self, *self.after):
+            grid = step.grid(shape)
+            for axis, size, limit in zip("xyz", grid, GRID_LIMITS, strict=True):
+                if size > limit:
+                    return f"{step.entry}'s grid would be {size} blocks along {axis}, past CUDA's {limit}"
+        return None
 
 
 @dataclass(frozen=True)
@@ -211,7 +227,7 @@ class Op:
         """Why an implementation (a hand-written variant by its launch contract, the library by its range) does not
         take `shape`; None where it does."""
         if variant:
-            return self.variant(variant).contract.supports(shape)
+            return self.variant(variant).contract.refusal(shape)
         if implementation == "library" and self.library is not None:
             return self.library.supports(shape)
         return None
