@@ -9,6 +9,8 @@ from fieldnote.core.errors import PipelineError
 from fieldnote.evidence.measurements import summary
 from fieldnote.evidence.summary import summarize
 from fieldnote.publish import authored, note, verdicts
+from fieldnote.registry.ops import OPS
+from fieldnote.registry.vocabulary import IMPLEMENTATIONS
 
 note_of = authored.generated_note  # the note of a namespace that names no template
 
@@ -297,7 +299,6 @@ def test_the_floor_margin_holds_every_sweep_point_from_a_size_on_to_the_compute_
     points below 2048^3 are not judged, the worst of the others stands for them, and a floor no probe measured is
     not measured, not met."""
     from fieldnote.evidence.floors import unit_flops
-    from fieldnote.registry.ops import OPS
 
     sweep, summary = shipped_table("h200-002", "sweep"), shipped_table("h200-002", "summary")
     seed = unit_flops("matmul", {"m": 1024, "n": 1024, "k": 1024})
@@ -451,3 +452,81 @@ def test_the_verdicts_of_a_placed_table_are_recorded_with_the_claims_where_it_is
     generated = authored.Claims("config/namespaces/h200-001.yaml", judged=dict(judged))
     generated.placed("targets")
     assert (generated.table("h200-001")["line"] == 0).all() and len(generated.rows) == 9
+
+
+def test_the_seed_table_has_every_implementation_warm_and_cold_and_the_ratio_with_its_interval():
+    """issue 46's first table: h200-002's archived summary, ours against the fastest peer in each L2 state, the
+    ratio's interval from the ends of both times' intervals."""
+    summary = shipped_table("h200-002", "summary")
+    table = note.seed_standing(summary, verdicts.standing(summary, summary)).set_index(["Operation", "L2"])
+    assert {"PyTorch", "Triton", "torch.compile", "CUDA C++"} <= set(table.columns)
+    for cache, (time, low, high) in verdicts.TIMES.items():
+        times = summary[summary["op"] == "matmul"].set_index("implementation")
+        peer = times.drop("cuda")[time].idxmin()
+        row = table.loc[("Matrix multiplication", cache)]
+        assert row["CUDA C++"] == f"{times.loc['cuda', time]:.2f}" and row["Best peer"] == IMPLEMENTATIONS[peer]
+        quotient, lowest, highest = (times.loc["cuda", t] / times.loc[peer, u] for t, u in
+                                     ((time, time), (low, high), (high, low)))
+        assert row["Ours / best peer (interval)"] == f"{quotient:.2f} ({lowest:.2f} to {highest:.2f})"
+    assert "cold" not in set(note.seed_standing(summary.assign(kernel_cold_us=float("nan")),
+                                                verdicts.standing(summary, summary))["L2"])
+
+
+def test_the_worst_point_of_each_op_carries_its_interval_and_where_it_stands_against_one():
+    """h200-002's archived sweep, given intervals of 2% either side: the triangle's worst point, its ratio's
+    interval, and over 1.00 by all of it."""
+    sweep = shipped_table("h200-002", "sweep")
+    sweep = sweep.assign(kernel_low_us=sweep["kernel_us"] * 0.98, kernel_high_us=sweep["kernel_us"] * 1.02)
+    row = note.worst_points(verdicts.sweep(sweep, sweep)).set_index("Operation").loc["Triangle contraction"]
+    ratios = verdicts.sweep_ratios(sweep).set_index(["op", "shape"]).loc["triangle"]
+    worst = ratios["ratio"].idxmax()
+    assert row["Worst point"] == worst
+    expected = ratios.loc[worst, "ratio"]
+    assert row["Ours / best peer (interval)"] == (f"{expected:.2f} ({expected * 0.98 / 1.02:.2f} to "
+                                                  f"{expected * 1.02 / 0.98:.2f})")
+    assert row["Against 1.00"] == verdicts.OVER
+
+
+def test_the_compute_bound_op_is_shown_by_size_against_the_bound_its_probe_sets():
+    """issue 46's matmul table: every implementation's TFLOP/s at each sweep point by FLOPs, the 3xTF32 bound (the
+    TF32 probe's rate over three) and ours / its floor there with the interval; nothing for an op no probe ran
+    for, and no table without probes."""
+    from fieldnote.evidence.floors import unit_flops
+
+    sweep = shipped_table("h200-002", "sweep")
+    sweep = sweep.assign(kernel_low_us=sweep["kernel_us"] * 0.98, kernel_high_us=sweep["kernel_us"] * 1.02)
+    seed, rate = unit_flops("matmul", {"m": 1024, "n": 1024, "k": 1024}), 600e6  # 600 TFLOP/s of TF32
+    ceilings = pd.DataFrame({"op": ["matmul"], "cache": ["warm"], "kind": ["compute"], "config": ["cublas_tf32_4096"],
+                             "unit": ["tf32_tensor"], "unit_flops": [seed], "tflops": [rate / 1e6],
+                             "floor_us": [seed / rate], "floor_low_us": [seed / rate / 1.01],
+                             "floor_high_us": [seed / rate * 1.01], "best": [True]})
+    table = note.compute_by_size(sweep, ceilings)
+    assert set(table["Operation"]) == {"Matrix multiplication"}
+    ours = sweep[(sweep["op"] == "matmul") & (sweep["implementation"] == "cuda")].set_index("shape")
+    by_flops = sorted(ours.index, key=lambda s: unit_flops("matmul", OPS["matmul"].parse_label(s)))
+    assert list(table["Shape"]) == by_flops
+    row = table.set_index("Shape").loc["4096x4096x4096"]
+    assert row["CUDA C++ (TFLOP/s)"] == f"{ours.loc['4096x4096x4096', 'achieved_tflops']:.1f}"
+    assert row["Bound (TFLOP/s)"] == "200.0" and "PyTorch (TFLOP/s)" in table.columns
+    floor = unit_flops("matmul", {"m": 4096, "n": 4096, "k": 4096}) / rate
+    time = ours.loc["4096x4096x4096", "kernel_us"]
+    assert row["Ours / floor (interval)"] == (f"{time / floor:.2f} ({time * 0.98 / (floor * 1.01):.2f} to "
+                                              f"{time * 1.02 / (floor / 1.01):.2f})")
+    assert note.compute_by_size(sweep, ceilings.iloc[:0]).empty and note.compute_by_size(sweep, None).empty
+
+
+def test_every_point_of_an_op_s_sweep_has_each_implementation_and_the_ratio():
+    """issue 46's trimul table at the task's shapes, here h200-002's triangle: each point in the sweep's order with
+    every implementation's time, the best peer and the ratio as the sweep verdict has it."""
+    sweep = shipped_table("h200-002", "sweep")
+    rows = verdicts.sweep(sweep, sweep)
+    table = note.points(sweep, rows, "triangle")
+    triangle = sweep[sweep["op"] == "triangle"]
+    assert list(table["Shape"]) == list(dict.fromkeys(triangle["shape"]))
+    assert list(table.columns) == ["Shape", "PyTorch (µs)", "Triton (µs)", "torch.compile (µs)", "CUDA C++ (µs)",
+                                   "Best peer", "Ours / best peer (interval)"]
+    verdict = rows[rows["op"] == "triangle"].set_index("shape").loc["300x30"]
+    row = table.set_index("Shape").loc["300x30"]
+    ours = triangle.set_index(["shape", "implementation"]).loc[("300x30", "cuda"), "kernel_us"]
+    assert row["CUDA C++ (µs)"] == f"{ours:.2f}" and row["Ours / best peer (interval)"] == f"{verdict['quotient']:.2f}"
+    assert row["Best peer"] == IMPLEMENTATIONS[verdict["versus"]]

@@ -163,6 +163,97 @@ def sweep_worst(table: pd.DataFrame, rows: pd.DataFrame | None = None) -> pd.Dat
     return pd.DataFrame(out)
 
 
+def ratio(row) -> str:
+    """A verdict's ratio as the note shows it: two places, and its interval where the verdict has one."""
+    low, high = row.get("quotient_low"), row.get("quotient_high")
+    spread = "" if pd.isna(low) or pd.isna(high) else f" ({low:.2f} to {high:.2f})"
+    return f"{row['quotient']:.2f}{spread}"
+
+
+def worst_points(rows: pd.DataFrame) -> pd.DataFrame:
+    """Per op, its worst sweep point against the fastest peer there (the `sweep` verdicts' `worst`), with the
+    ratio's interval and where that interval stands against 1.00."""
+    out = []
+    for op in [o for o in OP_TITLES if o in set(rows["op"])]:
+        points = rows[rows["op"] == op]
+        worst = points[points["worst"]].iloc[0]
+        out.append({"Operation": OP_TITLES[op], "Worst point": worst["shape"], "Ours (µs)": us(worst["value"]),
+                    "Best peer there": f"{IMPLEMENTATIONS[worst['versus']]}{from_source(worst['source'])}, "
+                                       f"{us(worst['reference'])} µs",
+                    "Ours / best peer (interval)": ratio(worst), "Against 1.00": worst["verdict"],
+                    "Points at or under 1.00": at_or_under(points)})
+    return pd.DataFrame(out)
+
+
+def points(sweep_table: pd.DataFrame, rows: pd.DataFrame, op: str) -> pd.DataFrame:
+    """Every sweep point of one op, in the sweep's order: each implementation's kernel time there (a blank where it
+    was left out, as the sweep's `reason` says), the best peer and ours / best peer with its interval (the
+    `sweep` verdicts)."""
+    here = sweep_table[sweep_table["op"] == op]
+    judged = rows[rows["op"] == op].set_index("shape")
+    mine = hand_written(here)
+    others = [i for i in IMPLEMENTATIONS if i in set(here["implementation"]) and i != mine]
+    times = here.set_index(["shape", "implementation"])["kernel_us"]
+    out = []
+    for shape in dict.fromkeys(here["shape"]):
+        verdict = judged.loc[shape] if shape in judged.index else None
+        out.append({"Shape": shape, **{f"{IMPLEMENTATIONS[i]} (µs)": us(times.get((shape, i))) for i in others},
+                    f"{IMPLEMENTATIONS[mine]} (µs)": us(times.get((shape, mine))),
+                    "Best peer": "" if verdict is None else IMPLEMENTATIONS[verdict["versus"]]
+                    + from_source(verdict["source"]),
+                    "Ours / best peer (interval)": "" if verdict is None else ratio(verdict)})
+    return pd.DataFrame(out)
+
+
+def seed_standing(summary: pd.DataFrame, rows: pd.DataFrame) -> pd.DataFrame:
+    """Per op at its seed shape, with L2 warm and cold: every implementation's kernel time (the library peers
+    among them), the best peer and ours / best peer with its interval (the `standing` verdicts of each cache)."""
+    out = []
+    for cache, column in (("warm", "kernel_us"), ("cold", "kernel_cold_us")):
+        if column not in summary or summary[column].isna().all():
+            continue
+        best = verdicts.of(rows, "standing", cache).set_index("op")
+        mine, found = peers(summary, column)
+        for op, (ours, peers_us) in found.items():
+            verdict = best.loc[op] if op in best.index else None
+            out.append({"Operation": OP_TITLES[op], "L2": cache,
+                        **{IMPLEMENTATIONS[i]: us(v) for i, v in peers_us.items()}, IMPLEMENTATIONS[mine]: us(ours),
+                        "Best peer": "" if verdict is None else IMPLEMENTATIONS[verdict["versus"]]
+                        + from_source(verdict["source"]),
+                        "Ours / best peer (interval)": "" if verdict is None else ratio(verdict)})
+    return pd.DataFrame(out)
+
+
+def compute_by_size(sweep_table: pd.DataFrame, ceilings: pd.DataFrame | None) -> pd.DataFrame:
+    """Per op whose floor is its FLOPs (a probe of its unit ran, warm), each sweep point by size: every
+    implementation's FP32 TFLOP/s, the bound the fastest probe sets (its unit's rate over the contract's cost a
+    FLOP) and ours / that floor with its interval (verdicts.floor_points)."""
+    from ..evidence.floors import COMPUTE, best
+
+    if ceilings is None or ceilings.empty:
+        return pd.DataFrame()
+    probes, out = best(ceilings, COMPUTE), []
+    for op in [o for o in OP_TITLES if (o, "warm") in probes.index and o in set(sweep_table["op"])]:
+        probe, points = probes.loc[(op, "warm")], sweep_table[sweep_table["op"] == op]
+        mine = hand_written(points)
+        floor = verdicts.floor_points(sweep_table, op, mine, probe).set_index("shape")
+        others = [i for i in IMPLEMENTATIONS if i in set(points["implementation"]) and i != mine]
+        tflops = points.set_index(["shape", "implementation"])["achieved_tflops"]
+        for shape in floor.sort_values("unit_flops", kind="stable").index:
+            at = floor.loc[shape]
+            out.append({"Operation": OP_TITLES[op], "Shape": shape,
+                        **{f"{IMPLEMENTATIONS[i]} (TFLOP/s)": _tflops(tflops.get((shape, i))) for i in others},
+                        f"{IMPLEMENTATIONS[mine]} (TFLOP/s)": _tflops(tflops.get((shape, mine))),
+                        "Bound (TFLOP/s)": f"{probe['tflops'] / OPS[op].precision.per_flop:.1f}",
+                        "Ours / floor (interval)": ratio({"quotient": at["ratio"], "quotient_low": at.get("ratio_low"),
+                                                          "quotient_high": at.get("ratio_high")})})
+    return pd.DataFrame(out)
+
+
+def _tflops(value) -> str:
+    return "" if value is None or pd.isna(value) else f"{value:.1f}"
+
+
 def from_source(namespace: str) -> str:
     """Where a verdict's peer time came from, where not from this run (peers.at_best): ` (in h200-001)`."""
     return f" (in {namespace})" if isinstance(namespace, str) and namespace else ""
@@ -327,6 +418,7 @@ def generated(namespace: str, tables: dict[str, pd.DataFrame], history: dict | N
              "resources": resources(tables["kernels"])}
     if roofline:
         found["standing"] = standing(judged_summary, *roofline, rows=rows)
+        found["seed_standing"] = seed_standing(judged_summary, rows)
         if "counters" in tables:
             found["counters"] = counters(tables["counters"])
     if "sweep_counters" in tables:
@@ -338,6 +430,12 @@ def generated(namespace: str, tables: dict[str, pd.DataFrame], history: dict | N
     if "sweep" in tables:
         found["sweep"] = sweep(tables["sweep"])
         found["sweep_worst"] = sweep_worst(judged_sweep, verdicts.of(rows, "sweep"))
+        found["worst_points"] = worst_points(verdicts.of(rows, "sweep"))
+        for op in [o for o in OP_TITLES if o in set(tables["sweep"]["op"])]:
+            found[f"points_{op}"] = points(tables["sweep"], verdicts.of(rows, "sweep"), op)
+        by_size = compute_by_size(tables["sweep"], tables.get("ceilings"))
+        if not by_size.empty:
+            found["compute_by_size"] = by_size
     if targets:
         found["targets"] = against_targets(judged_summary, judged_sweep, targets, tables.get("ceilings"))
     if "known_peers" in tables:

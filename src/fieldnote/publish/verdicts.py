@@ -469,29 +469,44 @@ def _sweep_targets(sweep_table: pd.DataFrame, op: str, mine: str, targets: dict)
     return rows
 
 
+def floor_points(sweep_table: pd.DataFrame, op: str, implementation: str, probe: pd.Series) -> pd.DataFrame:
+    """An implementation against its compute floor at every sweep point of `op`: the floor there is the probe's
+    (the run's fastest of the op's unit, warm, at the seed shape) scaled by the point's unit FLOPs; the ratio's
+    interval, where the sweep has one, is ours' over the floor's."""
+    from ..evidence.floors import unit_flops
+    from ..registry.ops import OPS
+
+    spread = "kernel_high_us" in sweep_table and "floor_low_us" in probe
+    rows = []
+    for r in sweep_table[(sweep_table["op"] == op) & (sweep_table["implementation"] == implementation)].itertuples():
+        flops = unit_flops(op, OPS[op].parse_label(r.shape))
+        share = flops / probe["unit_flops"]
+        row = {"shape": r.shape, "unit_flops": flops, "floor_us": probe["floor_us"] * share,
+               "ratio": r.kernel_us / (probe["floor_us"] * share)}
+        if spread:
+            row |= {"ratio_low": r.kernel_low_us / (probe["floor_high_us"] * share),
+                    "ratio_high": r.kernel_high_us / (probe["floor_low_us"] * share)}
+        rows.append(row)
+    columns = ["shape", "unit_flops", "floor_us", "ratio", *["ratio_low", "ratio_high"] * spread]
+    return pd.DataFrame(rows, columns=columns)
+
+
 def _floor_targets(sweep_table: pd.DataFrame, op: str, mine: str, targets: dict, ceilings) -> list[tuple]:
-    """`floor_margin`: ours within a margin of its compute floor at every sweep point from a named one on (by FLOPs).
-    The floor at a point is the op's unit FLOPs there at the rate the run's fastest probe of its unit reached, warm
-    (the ceilings' floor at the seed shape, scaled by the FLOPs); a point is judged by the upper end of ours'
-    interval, where the sweep has one, against the lower end of the floor's, and the worst point stands for all."""
+    """`floor_margin`: ours within a margin of its compute floor at every sweep point from a named one on (by FLOPs,
+    `floor_points`); a point is judged by the upper end of its ratio's interval where it has one, and the worst
+    point stands for all."""
     from ..evidence.floors import COMPUTE, best, unit_flops
     from ..registry.ops import OPS
 
     probes = best(ceilings, COMPUTE) if ceilings is not None and not ceilings.empty else pd.DataFrame()
-    spread = "kernel_high_us" in sweep_table and "floor_low_us" in probes
-    ours = sweep_table[(sweep_table["op"] == op) & (sweep_table["implementation"] == mine)]
     rows = []
     for i, t in [(i, t) for i, t in enumerate(targets.get("floor_margin", [])) if t["op"] == op]:
         least, limit = unit_flops(op, OPS[op].parse_label(t["from"])), 1 + t["margin"]
         ratios = pd.Series(dtype=float)
         if (op, "warm") in probes.index:
-            probe = probes.loc[(op, "warm")]
-            for r in ours.itertuples():
-                flops = unit_flops(op, OPS[op].parse_label(r.shape))
-                if flops >= least:  # the floor there: the probe's, scaled from the seed shape's FLOPs to these
-                    share = flops / probe["unit_flops"]
-                    ratios[r.shape] = (r.kernel_high_us / (probe["floor_low_us"] * share) if spread
-                                       else r.kernel_us / (probe["floor_us"] * share))
+            points = floor_points(sweep_table, op, mine, probes.loc[(op, "warm")])
+            points = points[points["unit_flops"] >= least].set_index("shape")
+            ratios = points["ratio_high" if "ratio_high" in points else "ratio"]
         worst = ratios.idxmax() if not ratios.empty else None
         judged = Judged(f"targets.floor_margin.{i}", f"{op}: {mine} / its compute floor at "
                         f"{worst or 'no point measured'}, its worst point from {t['from']} on",
