@@ -191,14 +191,12 @@ def points(sweep_table: pd.DataFrame, rows: pd.DataFrame, op: str) -> pd.DataFra
     `sweep` verdicts)."""
     here = sweep_table[sweep_table["op"] == op]
     judged = rows[rows["op"] == op].set_index("shape")
-    mine = hand_written(here)
-    others = [i for i in IMPLEMENTATIONS if i in set(here["implementation"]) and i != mine]
+    measured = [i for i in IMPLEMENTATIONS if i in set(here["implementation"])]  # the peers first, as everywhere
     times = here.set_index(["shape", "implementation"])["kernel_us"]
     out = []
     for shape in dict.fromkeys(here["shape"]):
         verdict = judged.loc[shape] if shape in judged.index else None
-        out.append({"Shape": shape, **{f"{IMPLEMENTATIONS[i]} (µs)": us(times.get((shape, i))) for i in others},
-                    f"{IMPLEMENTATIONS[mine]} (µs)": us(times.get((shape, mine))),
+        out.append({"Shape": shape, **{f"{IMPLEMENTATIONS[i]} (µs)": us(times.get((shape, i))) for i in measured},
                     "Best peer": "" if verdict is None else IMPLEMENTATIONS[verdict["versus"]]
                     + from_source(verdict["source"]),
                     "Ours / best peer (interval)": "" if verdict is None else ratio(verdict)})
