@@ -530,3 +530,43 @@ def test_every_point_of_an_op_s_sweep_has_each_implementation_and_the_ratio():
     ours = triangle.set_index(["shape", "implementation"]).loc[("300x30", "cuda"), "kernel_us"]
     assert row["CUDA C++ (µs)"] == f"{ours:.2f}" and row["Ours / best peer (interval)"] == f"{verdict['quotient']:.2f}"
     assert row["Best peer"] == IMPLEMENTATIONS[verdict["versus"]]
+
+
+def test_h200_003_s_note_renders_over_a_run_of_its_kind_and_places_issue_46_s_tables():
+    """notes/h200-003.md was written before its run: rendered over h200-002's archived evidence (h200-003's tables
+    but the library and trimul columns), with a probe of the tensor cores added, it places the seed table warm and
+    cold, the matmul by size against its bound, each op's worst point and every point of each sweep, and names no
+    table the evidence lacks."""
+    import io
+    import json
+
+    import yaml
+    from conftest import ROOT, archived_bundle
+
+    from fieldnote.evidence.floors import unit_flops
+    from fieldnote.publish.figures import captions
+
+    files = archived_bundle("h200-002")
+    tables = {name.removeprefix("evidence/").removesuffix(".parquet"): pd.read_parquet(io.BytesIO(data))
+              for name, data in files.items() if name.startswith("evidence/") and name.count("/") == 1
+              and name.endswith(".parquet")}
+    seed = unit_flops("matmul", {"m": 1024, "n": 1024, "k": 1024})
+    probe = {"op": "matmul", "cache": "warm", "kind": "compute", "config": "cublas_tf32_4096", "unit": "tf32_tensor",
+             "unit_flops": seed, "tflops": 600.0, "floor_us": seed / 600e6, "floor_low_us": seed / 606e6,
+             "floor_high_us": seed / 594e6, "best": True}
+    tables["ceilings"] = pd.concat([tables["ceilings"].assign(kind="memory"), pd.DataFrame([probe])],
+                                   ignore_index=True)
+    config = yaml.safe_load((ROOT / "config" / "namespaces" / "h200-003.yaml").read_text())
+    targets = {k: v for k, v in config["targets"].items() if k != "tflops"}  # h200-002 has 4096^3, not trimul
+    shapes = json.loads(files["config.resolved.json"])["shapes"]
+    roofline = (shapes, json.loads(files["config.resolved.json"])["roofline"])
+    made = note.generated("h200-002", tables, {}, roofline, targets, (), None)
+    environment = json.loads(files["evidence/environment.json"])
+    evidence = authored.Evidence("h200-002", tables, environment, {}, {**config, "targets": targets})
+    figures = captions(False, sorted(set(tables["sweep"]["op"])))
+    text = authored.render(ROOT / "notes" / "h200-003.md", evidence, made, figures, "notes/h200-003.md").text
+    for placed in ("seed_standing", "compute_by_size", "worst_points", "points_matmul", "points_neighbor",
+                   "targets", "floors"):
+        assert made[placed] in text, placed
+    assert "| Matrix multiplication | cold |" in text and "Ours / floor (interval)" in text
+    assert "## The triangle multiplicative update at the task's shapes" not in text  # h200-002 has no trimul

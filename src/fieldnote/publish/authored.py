@@ -539,6 +539,7 @@ def render(template: Path, evidence: Evidence, generated: dict, figures: dict[st
         claim=claims.claim, verdict=claims.verdict, claimed=claims.claimed, history=evidence.history_of,
         has=lambda name: name in evidence.tables,
         has_table=lambda name: name in generated, namespace=evidence.namespace,
+        library_peers=lambda: tables_of.libraries(evidence.tables["summary"], evidence.environment).strip(),
         op_title={op: title for op, title in OP_TITLES.items() if op in ops_here},
         impl_title=IMPLEMENTATIONS, config=evidence.config,
         stages=list((evidence.config.get("progression") or {}).get("namespaces", [])),
