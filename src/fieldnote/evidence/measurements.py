@@ -184,25 +184,28 @@ def attempts(summary_all: pd.DataFrame, declared: list[dict], refused: dict[str,
         if name not in by_name.index and name not in refused:
             raise PipelineError(f"attempts: {name} ({op}) was not measured, and the sanitizer did not refuse it")
         value, compared = by_name[column].get(name, float("nan")), by_name.loc[other, column]
-        low, high = noise(by_name.loc[name], attempt["metric"]) if name in by_name.index else (float("nan"),) * 2
+        measured = name in by_name.index
+        low, high = noise(by_name.loc[name], attempt["metric"]) if measured else (float("nan"),) * 2
         rows.append({"op": op, "attempt": name, "metric": attempt["metric"], "value_us": value,
                      "low_us": low, "high_us": high, "compared_with": other, "compared_us": compared,
                      "ratio": value / compared,
-                     **against_adopted(by_name, name, attempt["metric"]), "why": attempt.get("why", ""),
+                     **against_adopted(by_name, (low, high) if measured else None, attempt["metric"]),
+                     "why": attempt.get("why", ""),
                      "refused": "" if name in by_name.index else refused[name]})
     table = pd.DataFrame(rows)
     # a run with no attempt left out keeps the table as it was before the column (archives replay to the byte)
     return table if (table["refused"] != "").any() else table.drop(columns="refused")
 
 
-def against_adopted(by_name: pd.DataFrame, name: str, metric: str) -> dict:
-    """An attempt against the kernel the namespace adopted for its op, in the attempt's metric, measured in the same
-    run: the adopted value, and below (faster), above (slower) or not distinguishable by the two noise intervals."""
+def against_adopted(by_name: pd.DataFrame, interval: tuple[float, float] | None, metric: str) -> dict:
+    """An attempt (its noise `interval`, None where it was not measured) against the kernel the namespace adopted for
+    its op, in the attempt's metric, measured in the same run: the adopted value, and below (faster), above (slower)
+    or not distinguishable by the two noise intervals."""
     adopted = hand_written(by_name) if "implementation" in by_name else None
-    if name not in by_name.index or adopted not in by_name.index:
+    if interval is None or adopted not in by_name.index:
         return {"adopted": adopted, "adopted_us": float("nan"), "against_adopted": ""}
-    mine, theirs = by_name.loc[name], by_name.loc[adopted]
-    verdict, _ = compare(noise(mine, metric), noise(theirs, metric))
+    theirs = by_name.loc[adopted]
+    verdict, _ = compare(interval, noise(theirs, metric))
     return {"adopted": adopted, "adopted_us": theirs[METRICS[metric]], "against_adopted": verdict}
 
 
