@@ -1,0 +1,23 @@
+#!/usr/bin/env bash
+# The kernels already built for h200-003's worst points, side by side with what they would replace and the peers
+# (the library peers included), at those points: h200-002's split-K matmul and batched wgmma triangle (kernel notes
+# of h200-002, sections 9 and 10, built and GPU-tested, never timed), the layer norm's variants that take rows no
+# vector divides, and trimul. One bench process a shape, every subject gated there first; torch.compile is left to
+# the pipeline (its autotuning would take most of the call). About five minutes.
+#   source tools/device_env.sh && bash tools/h200_003_candidates.sh 2>&1 | tee $OUT/candidates.txt
+set -u
+bench() { timeout 100 python3 -m fieldnote.measure.bench "$@" 2>&1 | grep -E " us |DOES NOT|FAILED|check failed|rror"; }
+for shape in m=256,n=256,k=256 m=255,n=257,k=259 m=512,n=512,k=512; do
+  bench matmul matmul_3xtf32_wgmma_tma_padded matmul_3xtf32_wgmma_tma_splitk matmul_3xtf32_mma_64x64 library torch \
+    triton --shape $shape
+done
+for shape in n=256,channels=32 n=300,channels=30 n=512,channels=32; do
+  bench triangle triangle_smem_tile32x16 triangle_3xtf32_wgmma torch triton --shape $shape
+done
+for shape in rows=16411,cols=3001 rows=1024,cols=768; do
+  bench layernorm layernorm_warp_row_any_width layernorm_2warp_row_registers layernorm_2warp_row_shared \
+    layernorm_block256_3pass library triton torch --shape $shape
+done
+for shape in batch=1,n=256,channels=128,hidden=128 batch=2,n=256,channels=128,hidden=128; do
+  bench trimul trimul_3xtf32_wgmma library torch --shape $shape
+done
