@@ -2,8 +2,8 @@
 # The kernels already built for h200-003's worst points, side by side with what they would replace and the peers
 # (the library peers included), at those points: h200-002's split-K matmul and batched wgmma triangle (kernel notes
 # of h200-002, sections 9 and 10, built and GPU-tested, never timed), the layer norm's variants that take rows no
-# vector divides, and trimul (its counters at the seed shape). One bench a shape, every subject gated there first; torch.compile is left to
-# the pipeline (its autotuning would take most of the call). About five minutes.
+# vector divides, and trimul (its counters at the seed shape). One bench a shape, every subject gated there first;
+# torch.compile is left to the pipeline (its autotuning would take most of the call). About five minutes.
 #   source tools/device_env.sh && bash tools/h200_003_candidates.sh 2>&1 | tee $OUT/candidates.txt
 set -u
 bench() { timeout 100 python3 -m fieldnote.measure.bench "$@" 2>&1 | grep -E " us |DOES NOT|FAILED|check failed|rror"; }
