@@ -470,6 +470,10 @@ def test_the_seed_table_has_every_implementation_warm_and_cold_and_the_ratio_wit
         assert row["Ours / best peer (interval)"] == f"{quotient:.2f} ({lowest:.2f} to {highest:.2f})"
     assert "cold" not in set(note.seed_standing(summary.assign(kernel_cold_us=float("nan")),
                                                 verdicts.standing(summary, summary))["L2"])
+    # a peer held at its best known time from a pinned archive: named with it, the columns staying this run's
+    known = {"versus": "triton", "source": "h200-001", "reference": 4.5}
+    assert note.best_peer(known) == "Triton (in h200-001, 4.50 µs)"
+    assert note.best_peer({"versus": "triton", "source": "", "reference": 4.5}) == "Triton"
 
 
 def test_the_worst_point_of_each_op_carries_its_interval_and_where_it_stands_against_one():

@@ -186,9 +186,9 @@ def worst_points(rows: pd.DataFrame) -> pd.DataFrame:
 
 
 def points(sweep_table: pd.DataFrame, rows: pd.DataFrame, op: str) -> pd.DataFrame:
-    """Every sweep point of one op, in the sweep's order: each implementation's kernel time there (a blank where it
-    was left out, as the sweep's `reason` says), the best peer and ours / best peer with its interval (the
-    `sweep` verdicts)."""
+    """Every sweep point of one op, in the sweep's order: each implementation's kernel time there in this run (a
+    blank where it was left out, as the sweep's `reason` says), the best peer (best_peer) and ours / best peer with
+    its interval (the `sweep` verdicts)."""
     here = sweep_table[sweep_table["op"] == op]
     judged = rows[rows["op"] == op].set_index("shape")
     measured = [i for i in IMPLEMENTATIONS if i in set(here["implementation"])]  # the peers first, as everywhere
@@ -197,15 +197,15 @@ def points(sweep_table: pd.DataFrame, rows: pd.DataFrame, op: str) -> pd.DataFra
     for shape in dict.fromkeys(here["shape"]):
         verdict = judged.loc[shape] if shape in judged.index else None
         out.append({"Shape": shape, **{f"{IMPLEMENTATIONS[i]} (µs)": us(times.get((shape, i))) for i in measured},
-                    "Best peer": "" if verdict is None else IMPLEMENTATIONS[verdict["versus"]]
-                    + from_source(verdict["source"]),
+                    "Best peer": "" if verdict is None else best_peer(verdict),
                     "Ours / best peer (interval)": "" if verdict is None else ratio(verdict)})
     return pd.DataFrame(out)
 
 
 def seed_standing(summary: pd.DataFrame, rows: pd.DataFrame) -> pd.DataFrame:
-    """Per op at its seed shape, with L2 warm and cold: every implementation's kernel time (the library peers
-    among them), the best peer and ours / best peer with its interval (the `standing` verdicts of each cache)."""
+    """Per op at its seed shape, with L2 warm and cold: every implementation's kernel time in this run (`summary`,
+    the library peers among them), the best peer the verdict holds ours against (its time too where it is not this
+    run's) and ours / best peer with its interval (the `standing` verdicts of each cache)."""
     out = []
     for cache, column in (("warm", "kernel_us"), ("cold", "kernel_cold_us")):
         if column not in summary or summary[column].isna().all():
@@ -216,10 +216,16 @@ def seed_standing(summary: pd.DataFrame, rows: pd.DataFrame) -> pd.DataFrame:
             verdict = best.loc[op] if op in best.index else None
             out.append({"Operation": OP_TITLES[op], "L2": cache,
                         **{IMPLEMENTATIONS[i]: us(v) for i, v in peers_us.items()}, IMPLEMENTATIONS[mine]: us(ours),
-                        "Best peer": "" if verdict is None else IMPLEMENTATIONS[verdict["versus"]]
-                        + from_source(verdict["source"]),
+                        "Best peer": "" if verdict is None else best_peer(verdict),
                         "Ours / best peer (interval)": "" if verdict is None else ratio(verdict)})
     return pd.DataFrame(out)
+
+
+def best_peer(verdict) -> str:
+    """The peer a verdict holds ours against, with its time where that is a pinned archive's, not this run's."""
+    source = verdict["source"]
+    elsewhere = isinstance(source, str) and bool(source)
+    return IMPLEMENTATIONS[verdict["versus"]] + (f" (in {source}, {us(verdict['reference'])} µs)" if elsewhere else "")
 
 
 def compute_by_size(sweep_table: pd.DataFrame, ceilings: pd.DataFrame | None) -> pd.DataFrame:
@@ -416,7 +422,7 @@ def generated(namespace: str, tables: dict[str, pd.DataFrame], history: dict | N
              "resources": resources(tables["kernels"])}
     if roofline:
         found["standing"] = standing(judged_summary, *roofline, rows=rows)
-        found["seed_standing"] = seed_standing(judged_summary, rows)
+        found["seed_standing"] = seed_standing(summary, rows)
         if "counters" in tables:
             found["counters"] = counters(tables["counters"])
     if "sweep_counters" in tables:
