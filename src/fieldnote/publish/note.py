@@ -147,19 +147,22 @@ def at_or_under(points: pd.DataFrame) -> str:
         f" ({across} not distinguishable from 1.00)" if across else "")
 
 
-def sweep_worst(table: pd.DataFrame, rows: pd.DataFrame | None = None) -> pd.DataFrame:
+def sweep_worst(table: pd.DataFrame | None, rows: pd.DataFrame | None = None, interval: bool = False
+                ) -> pd.DataFrame:
     """Per op, the sweep point where the hand-written kernel stands worst against the fastest peer, and at how
-    many of the op's points it is at least as fast as every peer (the `sweep` verdicts of `table`, or `rows`)."""
+    many of the op's points it is at least as fast as every peer (the `sweep` verdicts of `table`, or `rows`);
+    with `interval`, the ratio's interval and where it stands against 1.00 (worst_points)."""
     rows = verdicts.sweep(table, table) if rows is None else rows
     out = []
     for op in [o for o in OP_TITLES if o in set(rows["op"])]:
         points = rows[rows["op"] == op]
         worst = points[points["worst"]].iloc[0]
+        judged = ({"Ours / best peer (interval)": ratio(worst), "Against 1.00": worst["verdict"]} if interval
+                  else {"Ours / best peer": f"{worst['quotient']:.2f}"})
         out.append({"Operation": OP_TITLES[op], "Worst point": worst["shape"], "Ours (µs)": us(worst["value"]),
                     "Best peer there": f"{IMPLEMENTATIONS[worst['versus']]}{from_source(worst['source'])}, "
                                        f"{us(worst['reference'])} µs",
-                    "Ours / best peer": f"{worst['quotient']:.2f}",
-                    "Points at or under 1.00": at_or_under(points)})
+                    **judged, "Points at or under 1.00": at_or_under(points)})
     return pd.DataFrame(out)
 
 
@@ -173,16 +176,7 @@ def ratio(row) -> str:
 def worst_points(rows: pd.DataFrame) -> pd.DataFrame:
     """Per op, its worst sweep point against the fastest peer there (the `sweep` verdicts' `worst`), with the
     ratio's interval and where that interval stands against 1.00."""
-    out = []
-    for op in [o for o in OP_TITLES if o in set(rows["op"])]:
-        points = rows[rows["op"] == op]
-        worst = points[points["worst"]].iloc[0]
-        out.append({"Operation": OP_TITLES[op], "Worst point": worst["shape"], "Ours (µs)": us(worst["value"]),
-                    "Best peer there": f"{IMPLEMENTATIONS[worst['versus']]}{from_source(worst['source'])}, "
-                                       f"{us(worst['reference'])} µs",
-                    "Ours / best peer (interval)": ratio(worst), "Against 1.00": worst["verdict"],
-                    "Points at or under 1.00": at_or_under(points)})
-    return pd.DataFrame(out)
+    return sweep_worst(None, rows, interval=True)
 
 
 def points(sweep_table: pd.DataFrame, rows: pd.DataFrame, op: str) -> pd.DataFrame:
