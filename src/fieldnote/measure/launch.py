@@ -55,6 +55,7 @@ class CudaKernel:
         self._kernel(variant.contract)  # a missing entry fails here, not at the first call
         self.streams = {}  # torch stream handle -> cuda.core stream; graph capture runs on a side stream
         self.workspaces = {}  # (entry, shape) -> scratch tensors, made before any graph capture (the first call)
+        self.refusals = {}  # shape -> why not, or None: judged once a shape, not inside every timed call's span
 
     def _kernel(self, contract):
         if contract.entry not in self.kernels:
@@ -103,8 +104,10 @@ class CudaKernel:
         launch(self._stream(), config, self._kernel(contract), *args)
 
     def __call__(self, tensors: dict, shape: dict) -> None:
-        contract = self.variant.contract
-        reason = contract.refusal(shape)
+        contract, key = self.variant.contract, tuple(sorted(shape.items()))
+        if key not in self.refusals:
+            self.refusals[key] = contract.refusal(shape)
+        reason = self.refusals[key]
         if reason:
             raise PipelineError(f"{self.variant.op}/{self.variant.name}: shape {shape} out of range: {reason}")
         contract = contract.route(tensors, shape) or contract
