@@ -1,4 +1,4 @@
-"""trimul_3xtf32_wgmma's launch contract on the CPU: every operand a TMA descriptor maps is at least one box in both
+"""The trimul variants' launch contracts on the CPU: every operand a TMA descriptor maps is at least one box in both
 dimensions with rows of 16-byte strides, at every shape the contract takes; the shapes it cannot take are refused
 with their reason, before any launch."""
 import itertools
@@ -7,10 +7,15 @@ import numpy as np
 import pytest
 
 from fieldnote.registry.ops import OPS, TensorMap
-from fieldnote.registry.ops.trimul import WGMMA_PIPELINE, scratch
+from fieldnote.registry.ops.trimul import scratch
 
 VARIANT = OPS["trimul"].variant("trimul_3xtf32_wgmma")
-STEPS = (*WGMMA_PIPELINE.before, WGMMA_PIPELINE, *WGMMA_PIPELINE.after)
+VARIANTS = list(OPS["trimul"].kernel_variants.values())
+
+
+def steps(variant=VARIANT):
+    contract = variant.contract
+    return (*contract.before, contract, *contract.after)
 
 
 def shapes():
@@ -28,17 +33,18 @@ def tensors_of(shape):
     return {**tensors, **{name: None for name in OPS["trimul"].torch_args}, "out": None}
 
 
-def maps(shape):
+def maps(shape, variant):
     tensors = tensors_of(shape)
-    for step in STEPS:
+    for step in steps(variant):
         yield from ((step.entry, a, tensors[a.tensor]) for a in step.args(tensors, shape) if isinstance(a, TensorMap))
 
 
+@pytest.mark.parametrize("variant", VARIANTS, ids=lambda v: v.name)
 @pytest.mark.parametrize("shape", list(shapes()), ids=lambda s: "x".join(map(str, s.values())))
-def test_every_mapped_operand_is_a_whole_box_of_16_byte_rows(shape):
-    assert VARIANT.contract.supports(shape) is None
+def test_every_mapped_operand_is_a_whole_box_of_16_byte_rows(shape, variant):
+    assert variant.contract.supports(shape) is None
     seen = set()
-    for entry, tensor_map, tensor in maps(shape):
+    for entry, tensor_map, tensor in maps(shape, variant):
         rows, cols = tensor.shape
         assert rows >= tensor_map.box[0] and cols >= tensor_map.box[1], (entry, tensor_map, tensor.shape)
         assert cols % 4 == 0, (entry, tensor_map.tensor, tensor.shape)
@@ -59,22 +65,24 @@ def test_a_shape_the_kernel_cannot_take_is_refused_with_its_reason(shape, reason
     assert reason in VARIANT.contract.refusal(shape)
 
 
-WALKING = [step for step in STEPS if step.entry in ("trimul_project_in", "trimul_gate_out", "trimul_project_out")]
+WALKERS = ("trimul_project_in", "trimul_gate_out", "trimul_project_out", "trimul_out")
 
 
 @pytest.mark.parametrize("shape", [{"batch": 1, "n": 5, "channels": 12, "hidden": 32},
                                    {"batch": 2, "n": 256, "channels": 128, "hidden": 128},
                                    {"batch": 1, "n": 768, "channels": 384, "hidden": 128}],
                          ids=lambda s: "x".join(map(str, s.values())))
-def test_a_product_that_walks_its_tiles_has_a_tile_for_every_block_and_tiles_over_its_whole_output(shape):
-    """The projections' blocks walk their tiles (wgmma_tma::run's `tiles`): no block without one, and the tiles
-    `tiles_x` wide cover every pair's row and every column of the product."""
+@pytest.mark.parametrize("variant", VARIANTS, ids=lambda v: v.name)
+def test_a_product_that_walks_its_tiles_has_a_tile_for_every_block_and_tiles_over_its_whole_output(shape, variant):
+    """The projections' blocks walk their tiles (wgmma_tma::run's `tiles`, run_two's): no block without one, and the
+    tiles `tiles_x` wide cover every pair's row and every column of the product."""
     tensors = tensors_of(shape)
     columns = {"trimul_project_in": 2 * shape["hidden"], "trimul_gate_out": shape["channels"],
-               "trimul_project_out": shape["channels"]}
+               "trimul_project_out": shape["channels"], "trimul_out": shape["channels"]}
     pairs = shape["batch"] * shape["n"] ** 2
-    assert len(WALKING) == 3
-    for step in WALKING:
+    walking = [step for step in steps(variant) if step.entry in WALKERS]
+    assert len(walking) == {"trimul_3xtf32_wgmma": 3, "trimul_3xtf32_wgmma_fused_out": 2}[variant.name]
+    for step in walking:
         tiles_x, tiles = map(int, step.args(tensors, shape)[-2:])
         blocks = step.grid(shape)
         assert 1 <= blocks[0] <= tiles and blocks[1] == 1, (step.entry, blocks, tiles)

@@ -433,18 +433,26 @@ __device__ __forceinline__ void walk(B block, int tiles_x, int tiles, const S& s
     }
 }
 
+// The block of a launch: the ring at the start of dynamic shared memory, 1024-aligned, initialized.
+template <class B>
+__device__ __forceinline__ B begin(int k)
+{
+    extern __shared__ unsigned char shared[];
+    const unsigned raw = static_cast<unsigned>(__cvta_generic_to_shared(shared));
+    const unsigned pad = (1024 - (raw & 1023)) & 1023;
+    const B block{raw + pad, shared + pad, (k + BK - 1) / BK, static_cast<int>(blockIdx.y) * B::ROWS,
+                  static_cast<int>(blockIdx.x) * BN};
+    if (threadIdx.x == 0) block.init();
+    __syncthreads();
+    return block;
+}
+
 template <int BM, int STAGES, class P, class S, class E>
 __device__ __forceinline__ void run(const S& src, const E& epilogue, int k, int tiles_x = 1, int tiles = 0)
 {
     using B = Block<BM, STAGES, P, S>;
-    extern __shared__ unsigned char shared[];
-    const unsigned raw = static_cast<unsigned>(__cvta_generic_to_shared(shared));
-    const unsigned pad = (1024 - (raw & 1023)) & 1023;
-    const B block{raw + pad, shared + pad, (k + BK - 1) / BK, static_cast<int>(blockIdx.y) * BM,
-                  static_cast<int>(blockIdx.x) * BN};
+    const B block = begin<B>(k);
     const int wg = threadIdx.x / 128, tid = threadIdx.x % 128;
-    if (threadIdx.x == 0) block.init();
-    __syncthreads();
     // Registers: 128 x 40 + 256 x 232 <= 64 Ki; the cp.async loaders' address arithmetic spills below 64, so
     // there 128 x 64 + 256 x 216. ptxas gives the code a setmaxnreg dominates its count: each role's work is inside.
     if (wg == 0) {
@@ -455,6 +463,56 @@ __device__ __forceinline__ void run(const S& src, const E& epilogue, int k, int 
         if constexpr (S::TMA) asm volatile("setmaxnreg.inc.sync.aligned.u32 232;");
         else asm volatile("setmaxnreg.inc.sync.aligned.u32 216;");
         walk<false>(block, tiles_x, tiles, src, epilogue, wg, tid);
+    }
+}
+
+// Two products into each tile, one after the other through the same ring, each with its own operands, K and
+// epilogue (the second's may read what the first's wrote: the same thread writes and reads each element). The
+// block walks the tiles as `walk` does; the producer loads a tile's second product, and then the next tile's first,
+// under the consumers' epilogues. One mainloop serves both, a pass at a time (the epilogue by `Either`): two
+// inlined one after the other kept values of both alive and spilled.
+template <class E, class E2>
+struct Either {  // the epilogues by value: references to them put them in local memory
+    E first;
+    E2 second;
+    int pass;
+};
+
+template <class E, class E2, int R>
+__device__ __forceinline__ void finish(const Either<E, E2>& e, int row, int col, const float (&acc)[R])
+{
+    if (e.pass == 0) finish(e.first, row, col, acc);
+    else finish(e.second, row, col, acc);
+}
+
+template <bool PRODUCER, class B, class S, class E, class E2>
+__device__ __forceinline__ void walk_two(B block, int tiles_x, int tiles, const S& src, const E& epilogue, int k,
+                                         const S& src2, const E2& epilogue2, int k2, int wg, int tid)
+{
+    for (int job = 0;; ++job, block.first += block.steps) {  // a tile's two products, then the next tile's
+        const int tile = blockIdx.x + job / 2 * gridDim.x, pass = job % 2;
+        if (tile >= tiles) return;
+        block.row0 = tile / tiles_x * B::ROWS, block.col0 = tile % tiles_x * BN;
+        block.steps = ((pass ? k2 : k) + BK - 1) / BK;
+        if constexpr (!PRODUCER) block.consume(Either<E, E2>{epilogue, epilogue2, pass}, wg - 1, tid);
+        else if (pass) block.produce(src2, tid);  // a call each: a Maps chosen at run time went to local memory
+        else block.produce(src, tid);
+    }
+}
+
+template <int BM, int STAGES, class P, class S, class E, class E2>
+__device__ __forceinline__ void run_two(const S& src, const E& epilogue, int k, const S& src2, const E2& epilogue2,
+                                        int k2, int tiles_x, int tiles)
+{
+    using B = Block<BM, STAGES, P, S>;
+    const B block = begin<B>(k);
+    const int wg = threadIdx.x / 128, tid = threadIdx.x % 128;
+    if (wg == 0) {  // the registers as run's
+        asm volatile("setmaxnreg.dec.sync.aligned.u32 40;");
+        walk_two<true>(block, tiles_x, tiles, src, epilogue, k, src2, epilogue2, k2, wg, tid);
+    } else {
+        asm volatile("setmaxnreg.inc.sync.aligned.u32 232;");
+        walk_two<false>(block, tiles_x, tiles, src, epilogue, k, src2, epilogue2, k2, wg, tid);
     }
 }
 

@@ -8,6 +8,8 @@
 The GPU MODE `trimul` task's shapes (sequence length n, channels, hidden; batch) with the gate of the output over
 the channels after the output projection, as AlphaFold and cuEquivariance place it, so that the library made for
 it computes the same function."""
+import dataclasses
+
 import numpy as np
 
 from .base import (
@@ -156,11 +158,12 @@ STEPS_BEFORE = (
     LaunchContract(entry="trimul_project_in", args=project_in, **WGMMA,
                    grid=walkers(lambda s: 2 * s["hidden"], sides=2)),
 )
+NORM_OUT = LaunchContract(entry="trimul_norm_out", block=(256, 1, 1),
+                          grid=lambda s: (cdiv(s["n"] * s["n"], 32), s["batch"], 1),
+                          args=lambda t, s: (t["t"], t["norm_out_weight"], t["norm_out_bias"], t["tn"], i32(s["n"]),
+                                             i32(s["hidden"]), i32(sizes(s)["hl"]), f32(EPS)))
 STEPS_AFTER = (
-    LaunchContract(entry="trimul_norm_out", block=(256, 1, 1),
-                   grid=lambda s: (cdiv(s["n"] * s["n"], 32), s["batch"], 1),
-                   args=lambda t, s: (t["t"], t["norm_out_weight"], t["norm_out_bias"], t["tn"], i32(s["n"]),
-                                      i32(s["hidden"]), i32(sizes(s)["hl"]), f32(EPS))),
+    NORM_OUT,
     LaunchContract(entry="trimul_gate_out", grid=walkers(lambda s: s["channels"]), **WGMMA,
                    args=lambda t, s: (a_map("zz"), b_map("gt"), t["out"], i32(sizes(s)["pairs"]),
                                       i32(s["channels"]), *map(i32, tiles(s["channels"], s)))),
@@ -171,6 +174,14 @@ STEPS_AFTER = (
 WGMMA_PIPELINE = LaunchContract(
     entry="trimul_product", grid=lambda s: (cdiv(s["n"], 128), cdiv(s["n"], 128), sizes(s)["planes"]), args=product,
     supports=supports, workspace=scratch, before=STEPS_BEFORE, after=STEPS_AFTER, **WGMMA)
+# trimul_3xtf32_wgmma_fused_out: the output gate and the output product in one launch, both into each tile of out
+FUSED_OUT_PIPELINE = dataclasses.replace(WGMMA_PIPELINE, after=(
+    NORM_OUT,
+    LaunchContract(entry="trimul_out", grid=walkers(lambda s: s["channels"]), **WGMMA,
+                   args=lambda t, s: (a_map("zz"), b_map("gt"), a_map("tn"), b_map("pt"), t["out"],
+                                      i32(sizes(s)["pairs"]), i32(s["channels"]), i32(s["hidden"]),
+                                      *map(i32, tiles(s["channels"], s)))),
+))
 
 def library_range(s: Shape) -> str | None:
     """cuEquivariance's gated GEMMs step through the channels and the hidden width in tiles of 16 to 64 and assert
@@ -207,6 +218,10 @@ OP = Op(
                       "and transposed, so a and b leave as runs of their packed rows), the gated input products, "
                       "the batch x hidden contractions, t's LayerNorm a block of thirty-two pairs, then the output "
                       "gate and the output product into out", arch_specific=True),
+        KernelVariant("trimul_3xtf32_wgmma_fused_out", "trimul", FUSED_OUT_PIPELINE,
+                      "h200-003: trimul_3xtf32_wgmma with its output gate and output product in one launch, each "
+                      "tile of out taking both products through one ring, the gate's sigmoid written and read back by "
+                      "the same thread, so that out is written once and the SMs fill once", arch_specific=True),
     ]},
     library=Library("cuEquivariance", "cuequivariance-ops-torch-cu13", ARGS, library_range),  # TF32x3 mode
     # FP32 in and out; the cheapest honest implementation runs its products as three TF32 products on tensor cores
