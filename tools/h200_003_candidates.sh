@@ -18,6 +18,6 @@ for shape in rows=16411,cols=3001 rows=1024,cols=768; do
   bench layernorm layernorm_warp_row_any_width layernorm_2warp_row_registers layernorm_2warp_row_shared \
     layernorm_block256_3pass library triton torch --shape $shape
 done
-bench trimul trimul_3xtf32_wgmma library torch --shape batch=2,n=256,channels=128,hidden=128
+bench trimul trimul_3xtf32_wgmma trimul_3xtf32_wgmma_fused_out library torch --shape batch=2,n=256,channels=128,hidden=128
 # the seed shape with Nsight Compute's counters of every kernel of ours and cuEquivariance's (what to change next)
-timeout 200 python3 -m fieldnote.measure.bench trimul trimul_3xtf32_wgmma library --counters 2>&1 | tail -40
+timeout 200 python3 -m fieldnote.measure.bench trimul trimul_3xtf32_wgmma trimul_3xtf32_wgmma_fused_out library --counters 2>&1 | tail -40
