@@ -58,7 +58,8 @@ def implementations(tmp_path, op):
 def test_every_implementation_passes_full_small_and_edge_cases(tmp_path, op):
     """Each at every case (the library at those inside its declared range)."""
     for name, implementation, run in implementations(tmp_path, op):
-        refusal = functools.partial(OPS[op].refusal, implementation, None)
+        variant = name if name in OPS[op].kernel_variants else None
+        refusal = functools.partial(OPS[op].refusal, implementation, variant)
         cases = check.cases(op, FULL[op], SEED, None, small_only=False, implementation=implementation)
         cases += [check.Case("tail", s, SEED, OPS[op].inputs(s, SEED)) for s in TAILS.get(op, []) if not refusal(s)]
         table = check.run_checks(run, op, name, "cuda", cases, TOL)
