@@ -59,7 +59,8 @@ def test_every_mapped_operand_is_a_whole_box_of_16_byte_rows(shape, variant):
     ({"batch": 1, "n": 16, "channels": 32, "hidden": 260}, "hidden at most 256"),
     ({"batch": 1025, "n": 1024, "channels": 128, "hidden": 128}, "32-bit indices"),
     ({"batch": 600, "n": 16, "channels": 32, "hidden": 128}, "trimul_product's grid would be 76800 blocks along z"),
-    ({"batch": 70000, "n": 1, "channels": 32, "hidden": 4}, "280000 blocks along z, past CUDA's 65535"),
+    ({"batch": 70000, "n": 1, "channels": 32, "hidden": 4}, "280000 blocks along z, outside CUDA's 1 to 65535"),
+    ({"batch": 1, "n": 16, "channels": 32, "hidden": 0}, "trimul_project_in's grid would be 0 blocks along x"),
 ])
 def test_a_shape_the_kernel_cannot_take_is_refused_with_its_reason(shape, reason):
     assert reason in VARIANT.contract.refusal(shape)

@@ -83,7 +83,7 @@ struct GateOut {
 
 // Step 7: out *= tn p_out^T, a thread's reads of out first.
 struct ProjectOut {
-    float* __restrict__ out;
+    float* out;  // no __restrict__: trimul_out reads here what GateOut wrote through its own pointer
     int pairs, channels;
 };
 

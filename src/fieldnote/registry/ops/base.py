@@ -73,15 +73,16 @@ class LaunchContract:
 
     def refusal(self, shape: Shape) -> str | None:
         """Why a call at `shape` cannot be made: the kernel's own range (`supports`), then CUDA's grid limits for
-        every launch of the call, which a shape past them would meet as a launch error."""
+        every launch of the call (at least one block, at most the limit, along each axis), which a shape outside
+        them would meet as a launch error."""
         reason = self.supports(shape)
         if reason:
             return reason
         for step in (*self.before, self, *self.after):
             grid = step.grid(shape)
             for axis, size, limit in zip("xyz", grid, GRID_LIMITS, strict=True):
-                if size > limit:
-                    return f"{step.entry}'s grid would be {size} blocks along {axis}, past CUDA's {limit}"
+                if not 1 <= size <= limit:
+                    return f"{step.entry}'s grid would be {size} blocks along {axis}, outside CUDA's 1 to {limit}"
         return None
 
 
