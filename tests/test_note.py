@@ -574,3 +574,12 @@ def test_h200_003_s_note_renders_over_a_run_of_its_kind_and_places_issue_46_s_ta
         assert made[placed] in text, placed
     assert "| Matrix multiplication | cold |" in text and "Ours / floor (interval)" in text
     assert "## The triangle multiplicative update at the task's shapes" not in text  # h200-002 has no trimul
+    # with trimul in the sweep (the triangle's points, relabelled), its table and its figure are placed together
+    trimul = tables["sweep"][tables["sweep"]["op"] == "triangle"].assign(op="trimul")
+    trimul["shape"] = trimul["shape"].map(lambda s: "1x{}x{}x128".format(*s.split("x")))
+    tables["sweep"] = pd.concat([tables["sweep"], trimul], ignore_index=True)
+    made = note.generated("h200-002", tables, {}, roofline, targets, (), None)
+    figures = captions(False, sorted(set(tables["sweep"]["op"])))
+    text = authored.render(ROOT / "notes" / "h200-003.md", evidence, made, figures, "notes/h200-003.md").text
+    section = text.split("## The triangle multiplicative update at the task's shapes", 1)[1].split("\n## ", 1)[0]
+    assert made["points_trimul"] in section and "figures/sweep-trimul.svg" in section
