@@ -20,6 +20,23 @@ FIXTURES = Path(__file__).parent / "fixtures"
 DECLARED = {"Target (declared)": "Target"}  # the targets table's column, read by name
 
 
+def tf32_probe(tflops: float, spread: float = 1.0) -> pd.DataFrame:
+    """The ceilings' row of a probe of the TF32 tensor cores at matmul's seed shape (1024^3): `tflops` of TF32, its
+    floor's interval `spread` either way (a factor)."""
+    from fieldnote.evidence.floors import unit_flops
+
+    seed = unit_flops("matmul", {"m": 1024, "n": 1024, "k": 1024})
+    floor = seed / (tflops * 1e6)
+    return pd.DataFrame({"op": ["matmul"], "cache": ["warm"], "kind": ["compute"], "config": ["cublas_tf32_4096"],
+                         "unit": ["tf32_tensor"], "unit_flops": [seed], "tflops": [tflops], "floor_us": [floor],
+                         "floor_low_us": [floor / spread], "floor_high_us": [floor * spread], "best": [True]})
+
+
+def with_intervals(sweep: pd.DataFrame) -> pd.DataFrame:
+    """A sweep without intervals (h200-002's) given 2% either side of each time."""
+    return sweep.assign(kernel_low_us=sweep["kernel_us"] * 0.98, kernel_high_us=sweep["kernel_us"] * 1.02)
+
+
 def h200_tables() -> dict[str, pd.DataFrame]:
     kernels = pd.read_parquet(FIXTURES / "h200-mage-006-kernels.parquet")
     spans = pd.read_parquet(FIXTURES / "h200-mage-006-spans.parquet")
@@ -301,11 +318,8 @@ def test_the_floor_margin_holds_every_sweep_point_from_a_size_on_to_the_compute_
     from fieldnote.evidence.floors import unit_flops
 
     sweep, summary = shipped_table("h200-002", "sweep"), shipped_table("h200-002", "summary")
-    seed = unit_flops("matmul", {"m": 1024, "n": 1024, "k": 1024})
     rate = 400e6  # unit FLOPs a microsecond: 400 TFLOP/s of TF32
-    ceilings = pd.DataFrame({"op": ["matmul"], "cache": ["warm"], "kind": ["compute"], "config": ["cublas_tf32_4096"],
-                             "unit": ["tf32_tensor"], "unit_flops": [seed], "floor_us": [seed / rate],
-                             "floor_low_us": [seed / rate], "floor_high_us": [seed / rate], "best": [True]})
+    ceilings = tf32_probe(400)
     ours = sweep[(sweep["op"] == "matmul") & (sweep["implementation"] == "cuda")].set_index("shape")["kernel_us"]
     judged = {s: ours[s] / (unit_flops("matmul", OPS["matmul"].parse_label(s)) / rate) for s in ours.index
               if unit_flops("matmul", OPS["matmul"].parse_label(s)) >= unit_flops("matmul", {"m": 2048, "n": 2048,
@@ -479,8 +493,7 @@ def test_the_seed_table_has_every_implementation_warm_and_cold_and_the_ratio_wit
 def test_the_worst_point_of_each_op_carries_its_interval_and_where_it_stands_against_one():
     """h200-002's archived sweep, given intervals of 2% either side: the triangle's worst point, its ratio's
     interval, and over 1.00 by all of it."""
-    sweep = shipped_table("h200-002", "sweep")
-    sweep = sweep.assign(kernel_low_us=sweep["kernel_us"] * 0.98, kernel_high_us=sweep["kernel_us"] * 1.02)
+    sweep = with_intervals(shipped_table("h200-002", "sweep"))
     row = note.worst_points(verdicts.sweep(sweep, sweep)).set_index("Operation").loc["Triangle contraction"]
     ratios = verdicts.sweep_ratios(sweep).set_index(["op", "shape"]).loc["triangle"]
     worst = ratios["ratio"].idxmax()
@@ -497,13 +510,9 @@ def test_the_compute_bound_op_is_shown_by_size_against_the_bound_its_probe_sets(
     for, and no table without probes."""
     from fieldnote.evidence.floors import unit_flops
 
-    sweep = shipped_table("h200-002", "sweep")
-    sweep = sweep.assign(kernel_low_us=sweep["kernel_us"] * 0.98, kernel_high_us=sweep["kernel_us"] * 1.02)
-    seed, rate = unit_flops("matmul", {"m": 1024, "n": 1024, "k": 1024}), 600e6  # 600 TFLOP/s of TF32
-    ceilings = pd.DataFrame({"op": ["matmul"], "cache": ["warm"], "kind": ["compute"], "config": ["cublas_tf32_4096"],
-                             "unit": ["tf32_tensor"], "unit_flops": [seed], "tflops": [rate / 1e6],
-                             "floor_us": [seed / rate], "floor_low_us": [seed / rate / 1.01],
-                             "floor_high_us": [seed / rate * 1.01], "best": [True]})
+    sweep = with_intervals(shipped_table("h200-002", "sweep"))
+    rate = 600e6  # unit FLOPs a microsecond: 600 TFLOP/s of TF32
+    ceilings = tf32_probe(600, spread=1.01)
     table = note.compute_by_size(sweep, ceilings)
     assert set(table["Operation"]) == {"Matrix multiplication"}
     ours = sweep[(sweep["op"] == "matmul") & (sweep["implementation"] == "cuda")].set_index("shape")
@@ -547,18 +556,13 @@ def test_h200_003_s_note_renders_over_a_run_of_its_kind_and_places_issue_46_s_ta
     import yaml
     from conftest import ROOT, archived_bundle
 
-    from fieldnote.evidence.floors import unit_flops
     from fieldnote.publish.figures import captions
 
     files = archived_bundle("h200-002")
     tables = {name.removeprefix("evidence/").removesuffix(".parquet"): pd.read_parquet(io.BytesIO(data))
               for name, data in files.items() if name.startswith("evidence/") and name.count("/") == 1
               and name.endswith(".parquet")}
-    seed = unit_flops("matmul", {"m": 1024, "n": 1024, "k": 1024})
-    probe = {"op": "matmul", "cache": "warm", "kind": "compute", "config": "cublas_tf32_4096", "unit": "tf32_tensor",
-             "unit_flops": seed, "tflops": 600.0, "floor_us": seed / 600e6, "floor_low_us": seed / 606e6,
-             "floor_high_us": seed / 594e6, "best": True}
-    tables["ceilings"] = pd.concat([tables["ceilings"].assign(kind="memory"), pd.DataFrame([probe])],
+    tables["ceilings"] = pd.concat([tables["ceilings"].assign(kind="memory"), tf32_probe(600, spread=1.01)],
                                    ignore_index=True)
     config = yaml.safe_load((ROOT / "config" / "namespaces" / "h200-003.yaml").read_text())
     targets = {k: v for k, v in config["targets"].items() if k != "tflops"}  # h200-002 has 4096^3, not trimul
