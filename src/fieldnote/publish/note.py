@@ -233,15 +233,13 @@ def compute_by_size(sweep_table: pd.DataFrame, ceilings: pd.DataFrame | None) ->
     probes, out = best(ceilings, COMPUTE), []
     for op in [o for o in OP_TITLES if (o, "warm") in probes.index and o in set(sweep_table["op"])]:
         probe, points = probes.loc[(op, "warm")], sweep_table[sweep_table["op"] == op]
-        mine = hand_written(points)
-        floor = verdicts.floor_points(sweep_table, op, mine, probe).set_index("shape")
-        others = [i for i in IMPLEMENTATIONS if i in set(points["implementation"]) and i != mine]
+        floor = verdicts.floor_points(sweep_table, op, hand_written(points), probe).set_index("shape")
+        measured = [i for i in IMPLEMENTATIONS if i in set(points["implementation"])]  # the peers first, as points'
         tflops = points.set_index(["shape", "implementation"])["achieved_tflops"]
         for shape in floor.sort_values("unit_flops", kind="stable").index:
             at = floor.loc[shape]
             out.append({"Operation": OP_TITLES[op], "Shape": shape,
-                        **{f"{IMPLEMENTATIONS[i]} (TFLOP/s)": _tflops(tflops.get((shape, i))) for i in others},
-                        f"{IMPLEMENTATIONS[mine]} (TFLOP/s)": _tflops(tflops.get((shape, mine))),
+                        **{f"{IMPLEMENTATIONS[i]} (TFLOP/s)": _tflops(tflops.get((shape, i))) for i in measured},
                         "Bound (TFLOP/s)": f"{probe['tflops'] / OPS[op].precision.per_flop:.1f}",
                         "Ours / floor (interval)": ratio({"quotient": at["ratio"], "quotient_low": at.get("ratio_low"),
                                                           "quotient_high": at.get("ratio_high")})})
