@@ -156,3 +156,32 @@ def test_a_uuid_given_as_its_bytes_reads_too_and_anything_else_as_none():
     raw = SimpleNamespace(bytes=UUID("58a1d0b2-3c4d-4e5f-8a9b-0c1d2e3f4a5b").bytes)
     assert _nvml_uuid(raw) == "GPU-58a1d0b2-3c4d-4e5f-8a9b-0c1d2e3f4a5b"
     assert _nvml_uuid("not a uuid") is None
+
+
+class _Memory:
+    """NVML as seen on a host whose GPUs have these totals, in GiB."""
+
+    def __init__(self, *gib):
+        self.gib = gib
+
+    def nvmlDeviceGetCount(self):
+        return len(self.gib)
+
+    def nvmlDeviceGetHandleByIndex(self, i):
+        return i
+
+    def nvmlDeviceGetMemoryInfo(self, i):
+        return type("Info", (), {"total": int(self.gib[i] * (1 << 30))})
+
+
+@pytest.mark.parametrize("gib, taken", [((139.8,), 1), ((79.2,), 2), ((139.8, 79.2), 2), ((39.4,), 4), ((), 1)])
+def test_a_gpu_job_takes_more_slots_on_a_gpu_with_less_memory_than_the_slots_were_sized_on(monkeypatch, gib, taken):
+    from fieldnote.measure import gpu
+
+    monkeypatch.setattr(gpu, "nvml", lambda: _Memory(*gib) if gib else None)
+    devices.weight.cache_clear()
+    try:
+        held = devices.slots(1, 0, heavy=2)[f"{devices.SLOT}0"](type("W", (), {"op": "gelu"}))
+    finally:
+        devices.weight.cache_clear()
+    assert held == 2 * taken

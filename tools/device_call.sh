@@ -2,18 +2,22 @@
 # One device call that measures a namespace: the GPU tests named in TESTS first (the run stops if one of the tunes'
 # tests failed: every compiled job depends on them), then tools/device_pipeline.sh under what is left of LIMIT
 # seconds. A namespace named for the H100 or the H200 is renamed for the GPU the call found, since the device tool
-# lends either: on an H200 the H100's roofline line is dropped (config.yaml's is the H200's).
+# lends either (not in a file's name: its note and docs keep theirs): on an H200 the H100's roofline line is dropped (config.yaml's is
+# the H200's); on an H100 the H100's is added, as h100-002r states it.
 #   NS=h100-002r TESTS="tunes_in_fresh or queued_clock" LIMIT=585 bash tools/device_call.sh   (through the device tool)
 set -u
 source tools/device_env.sh  # the kit, the library peers carried in .peers/, PYTHONPATH
 start=$SECONDS
 gpu=$(nvidia-smi --query-gpu=name --format=csv,noheader | head -1)
 ns=${NS:?name the namespace in NS}
+rename() {  # the namespace file of $ns written as that of $1, less its roofline line
+  grep -v "^roofline:" "config/namespaces/$ns.yaml" | sed -e "s/$ns\([^-.]\|\$\)/$1\1/g; s/ on an H100,/,/" \
+    > "config/namespaces/$1.yaml" && rm "config/namespaces/$ns.yaml" && ns=$1
+}
 case "$gpu" in
-  *H200*) if [ "${ns#h100-}" != "$ns" ]; then
-            other="h200-${ns#h100-}"
-            grep -v "^roofline:" "config/namespaces/$ns.yaml" | sed -e "s/$ns/$other/g; s/ on an H100,/,/" \
-              > "config/namespaces/$other.yaml" && rm "config/namespaces/$ns.yaml" && ns=$other
+  *H200*) [ "${ns#h100-}" = "$ns" ] || rename "h200-${ns#h100-}";;
+  *H100*) if [ "${ns#h200-}" != "$ns" ]; then
+            rename "h100-${ns#h200-}" && grep "^roofline:" config/namespaces/h100-002r.yaml >> "config/namespaces/$ns.yaml"
           fi;;
 esac
 echo "gpu: $gpu, namespace $ns"

@@ -17,6 +17,10 @@ from ..core.errors import PipelineError
 
 MAX = 8  # the devices profiles/default declares slots for
 SLOT = "gpu_share_"
+# The GPU memory profiles/default's twelve slots a GPU were sized on (an H200, 141 GB): on a GPU with less, each job
+# takes more slots, so fewer run at once. An H100 run with one slot a job ran out of its 80 GB (2026-12-07: ten jobs
+# held 79 GB, the largest a sweep capture's 17 GB).
+SIZED_ON_BYTES = 120 << 30
 
 
 def visible() -> list[str]:
@@ -54,12 +58,27 @@ def of(gpus: int, op: str, rank: int, name: str = "") -> int:
     return (list(OPS).index(op) + rank + (zlib.crc32(name.encode()) if name else 0)) % gpus
 
 
-def slots(gpus: int, rank: int, name_of=None) -> dict:
-    """A rule's `resources`: one slot of the device `of` gives each of its jobs, none of the others."""
+def slots(gpus: int, rank: int, name_of=None, heavy: int = 1) -> dict:
+    """A rule's `resources`: slots of the device `of` gives each of its jobs, none of the others; `heavy` times
+    `weight()` of them, for a job that holds several times a check's GPU memory."""
+    taken = heavy * weight()
+
     def held(device: int):
-        return lambda w: int(of(gpus, w.op, rank, name_of(w) if name_of else "") == device)
+        return lambda w: taken * int(of(gpus, w.op, rank, name_of(w) if name_of else "") == device)
 
     return {f"{SLOT}{d}": held(d) for d in range(gpus)}
+
+
+@functools.cache
+def weight() -> int:
+    """The slots a GPU job takes: one where the host's smallest GPU has SIZED_ON_BYTES or more (or NVML cannot
+    say), else as many more as its memory falls short."""
+    from .gpu import nvml
+
+    n = nvml()
+    sizes = [n.nvmlDeviceGetMemoryInfo(n.nvmlDeviceGetHandleByIndex(i)).total
+             for i in range(n.nvmlDeviceGetCount())] if n else []
+    return max(1, -(-SIZED_ON_BYTES // min(sizes))) if sizes else 1
 
 
 def pin(resources) -> str | None:
