@@ -110,6 +110,26 @@ def test_label_splits_one_session_into_implementations_and_captures():
     assert in_ranges(out.assign(op="gelu").dropna(subset=["subject"])).shape[0] == 8
 
 
+def test_a_sweep_job_is_measured_a_point_at_a_time_and_a_seed_job_whole():
+    """A sweep capture holds one point's inputs on the GPU at a time (run.measured_window): its points, each with
+    every implementation at that shape and seed, in the job's order."""
+    from fieldnote.evidence.sweep import subjects
+    from fieldnote.measure.capture import Job
+
+    implementations = {"torch": {"implementation": "torch", "variant": None, "cubin": None},
+                       "cuda": {"implementation": "cuda", "variant": "gelu_bias_tanh", "cubin": "g.cubin"}}
+    shapes = [{"rows": 1024, "cols": 768}, {"rows": 4099, "cols": 770}, {"rows": 16411, "cols": 3001}]
+    points, _ = subjects("gelu", shapes, implementations, 7)
+    job = Job("gelu", points, "", {}, iterations=2, warmup=0, repeats=2, namespace="test")
+    parts = job.points()
+    assert [sorted(p.subjects) for p in parts] == [sorted(n for n in points if n.endswith(f"@{label}"))
+                                                   for label in ("1024x768", "4099x770", "16411x3001")]
+    assert all(p.iterations == 2 and p.repeats == 2 and p.namespace == "test" for p in parts)
+    assert [n for p in parts for n in p.subjects] == list(points)
+    whole = Job("gelu", implementations, "x.npz", {"rows": 8, "cols": 768}, iterations=2, warmup=0)
+    assert whole.points() == [whole]
+
+
 def test_a_capture_outside_the_band_of_the_others_is_labelled_under_load_and_kept():
     from fieldnote.evidence.measurements import control_band
 

@@ -403,6 +403,38 @@ def test_a_sweep_session_captures_every_point_under_its_own_name(tmp_path):
     assert big["launches"] == 1 and not big["fits_l2"] and big["achieved_gbs"] > 1000
 
 
+def test_a_sweep_window_holds_one_point_s_inputs_on_the_gpu_at_a_time(tmp_path):
+    """Two points of one size measured in one window peak at about one point's memory, not two (trimul's six
+    points held at once took 42 GiB of an H100's 79, 2026-12-07)."""
+    from contextlib import nullcontext
+
+    import torch
+
+    from fieldnote.evidence.sweep import subjects
+    from fieldnote.measure import capture
+    from fieldnote.measure.capture import run
+    from fieldnote.measure.verified import forget_truths
+
+    _, cubin = staged(tmp_path, "gelu", {"rows": 8, "cols": 768}, "gelu_bias_sigmoid_vec4")
+    implementations = {"torch": {"implementation": "torch", "variant": None, "cubin": None},
+                       "cuda": {"implementation": "cuda", "variant": "gelu_bias_sigmoid_vec4", "cubin": str(cubin)}}
+
+    def peak(shapes):
+        points, _ = subjects("gelu", shapes, implementations, SEED)
+        job = capture.Job("gelu", points, "", {}, iterations=3, warmup=2, repeats=1, tolerance=TOL)
+        forget_truths()
+        torch.cuda.synchronize()
+        torch.cuda.empty_cache()
+        torch.cuda.reset_peak_memory_stats()
+        before = torch.cuda.memory_allocated()
+        run.measured_window(job, lambda: None, lambda: None, lambda name: nullcontext())
+        return torch.cuda.max_memory_allocated() - before
+
+    one = peak([{"rows": 16384, "cols": 4096}])
+    two = peak([{"rows": 16384, "cols": 4096}, {"rows": 16385, "cols": 4096}])
+    assert one > 4 * 16384 * 4096 * 4 and two < 1.3 * one, (one, two)
+
+
 def test_counters_at_the_sweep_points_a_target_names(tmp_path):
     """The sweep_counters stage's profiling: each point alone under Nsight Compute, inputs drawn at its shape,
     every metric back, the GPU it ran on recorded."""

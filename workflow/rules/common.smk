@@ -55,7 +55,7 @@ for _ns, _why in BROKEN.items():
 
 # The GPUs the GPU jobs spread over, and the slots of each (`gpu_share_<d>`, twelve per GPU in profiles/default):
 # every GPU job takes slots of the GPU devices.py gives it (one, more where a GPU has less memory than the slots were
-# sized on, or the job holds more) and pins itself to that GPU; a measurement's window
+# sized on) and pins itself to that GPU; a measurement's window
 # (and torch.compile's autotuning) takes its GPU alone through a lock (gpulock.py), so the rest of a measurement
 # job (process start, imports, preparation, the profiler's start and export) runs beside other jobs.
 GPUS = devices.count(config)
@@ -63,8 +63,8 @@ GPU_VISIBLE = bool(devices.visible())  # NVML shows a GPU, or CUDA_VISIBLE_DEVIC
 RANK_CHECK, RANK_TIME, RANK_CAPTURE, RANK_COUNTERS, RANK_SWEEP_CHECK, RANK_SWEEP_CAPTURE = 0, 0, 1, 2, 1, 3
 
 
-def gpu_slot(rank, name_of=None, heavy=1):
-    return devices.slots(GPUS, rank, name_of, heavy)
+def gpu_slot(rank, name_of=None):
+    return devices.slots(GPUS, rank, name_of)
 
 
 # The order of GPU jobs (Snakemake starts the ready jobs of the largest summed priority): the compiled checks, then the

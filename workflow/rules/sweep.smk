@@ -39,8 +39,7 @@ rule sweep_capture:
         benchmark_of("sweep_capture", "ns", "op")
     priority: PRIORITY_SWEEP_CAPTURE
     resources:
-        # twice a check's slots: every point's inputs are resident at once (its window takes its GPU alone)
-        **gpu_slot(RANK_SWEEP_CAPTURE, heavy=2),
+        **gpu_slot(RANK_SWEEP_CAPTURE),  # a slot, as a check: the measurement window takes its GPU alone
     params:
         archived=archived_of,  # refused in the job itself when the namespace is archived
         points=lambda w: sweep_points(ns_of(w), w.op)[0],

@@ -1,11 +1,11 @@
 """The host's GPUs, and which of them each GPU job runs on.
 
 Snakemake holds GPU slots per device, the resources `gpu_share_0`, `gpu_share_1`, ... (profiles/default: twelve
-each). A GPU job asks for one slot of one device, chosen when the workflow is read (`of`: an op's jobs spread
-over the devices, so that its timing and its captures fall on different GPUs), and pins itself to that device
-through CUDA_VISIBLE_DEVICES (`pin`, from script.entry) before CUDA starts. The GPU lock (gpulock.py) is per GPU:
-a measurement's window is alone on its GPU while jobs on the other GPUs go on. Under Slurm the scheduler pins
-the GPU it granted, and `pin` leaves it.
+each). A GPU job asks for a slot of one device (more on a GPU with less memory than the twelve were sized on:
+`weight`), chosen when the workflow is read (`of`: an op's jobs spread over the devices, so that its timing and its
+captures fall on different GPUs), and pins itself to that device through CUDA_VISIBLE_DEVICES (`pin`, from
+script.entry) before CUDA starts. The GPU lock (gpulock.py) is per GPU: a measurement's window is alone on its GPU
+while jobs on the other GPUs go on. Under Slurm the scheduler pins the GPU it granted, and `pin` leaves it.
 """
 from __future__ import annotations
 
@@ -19,7 +19,7 @@ MAX = 8  # the devices profiles/default declares slots for
 SLOT = "gpu_share_"
 # The GPU memory profiles/default's twelve slots a GPU were sized on (an H200, 141 GB): on a GPU with less, each job
 # takes more slots, so fewer run at once. An H100 run with one slot a job ran out of its 80 GB (2026-12-07: ten jobs
-# held 79 GB, the largest a sweep capture's 17 GB).
+# held 79 GB).
 SIZED_ON_BYTES = 120 << 30
 
 
@@ -58,10 +58,9 @@ def of(gpus: int, op: str, rank: int, name: str = "") -> int:
     return (list(OPS).index(op) + rank + (zlib.crc32(name.encode()) if name else 0)) % gpus
 
 
-def slots(gpus: int, rank: int, name_of=None, heavy: int = 1) -> dict:
-    """A rule's `resources`: slots of the device `of` gives each of its jobs, none of the others; `heavy` times
-    `weight()` of them, for a job that holds several times a check's GPU memory."""
-    taken = heavy * weight()
+def slots(gpus: int, rank: int, name_of=None) -> dict:
+    """A rule's `resources`: `weight()` slots of the device `of` gives each of its jobs, none of the others."""
+    taken = weight()
 
     def held(device: int):
         return lambda w: taken * int(of(gpus, w.op, rank, name_of(w) if name_of else "") == device)

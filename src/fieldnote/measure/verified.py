@@ -31,6 +31,11 @@ _truths: dict[tuple, dict] = {}
 POOLED_BYTES = 2 << 30  # a graph replay's calls each get their own inputs and output, up to this many bytes in all
 
 
+def forget_truths() -> None:
+    """The verification's buffers released (a sweep capture's next point has other shapes)."""
+    _truths.clear()
+
+
 class Measured:
     """One subject's call, with what verifies it. Calling it runs the call alone (the timed part)."""
 

@@ -44,6 +44,21 @@ class Job:
     def range_of(self, implementation: str, cache: str = "warm") -> str:
         return range_name(self.op, implementation, cache)
 
+    def points(self) -> list[Job]:
+        """The job a sweep point at a time (its subjects at one shape and seed, in their order), or itself whole
+        where its subjects share the job's shape."""
+        from dataclasses import replace
+
+        from ...registry.ops import OPS
+
+        def point(subject):
+            return (OPS[self.op].label(subject["shape"]), subject["seed"]) if "shape" in subject else None
+
+        keys = list(dict.fromkeys(point(s) for s in self.subjects.values()))
+        if keys == [None]:
+            return [self]
+        return [replace(self, subjects={n: s for n, s in self.subjects.items() if point(s) == key}) for key in keys]
+
     def to_dict(self) -> dict:
         return asdict(self)
 

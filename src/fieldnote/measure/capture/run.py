@@ -73,8 +73,6 @@ def prepared(job: Job) -> tuple[dict, dict]:
         from ..ceiling import streams
         from ..gpulock import shared
 
-        draw_all(job)
-
     def make(name, s):
         what = job.what(name, s)
         if "shape" in s:
@@ -132,19 +130,44 @@ def measured_window(job: Job, start, stop, annotate) -> None:
     iterations with the GPU to itself (gpulock.exclusive), the profiler stopped (`stop`), the inputs checksummed.
     The profiler starts before the window and stops after it: under nsys each takes seconds and runs nothing on the
     GPU, and the warm-up's kernels it then sees fall outside every NVTX range (the summaries read only the kernels
-    inside their own; ncu profiles only those)."""
+    inside their own; ncu profiles only those). A sweep's points go one after another, each released before the
+    next is prepared: the GPU holds one point's inputs, not the sweep's (trimul's six points at once held 42 GiB of
+    an H100's 79)."""
     from ..gpulock import exclusive
     from ..workload import checksummed
 
-    calls, copies = prepared(job)
+    with phase(PREPARE):
+        draw_all(job)
+    points = job.points()
+    calls, copies = prepared(points[0])
     with phase(PROFILER):
         start()
-    with exclusive():
-        warm(calls, copies, job)
-        iterate(calls, job, annotate, copies)
+    for k, point in enumerate(points):
+        if k:
+            calls, copies = prepared(point)
+        with exclusive():
+            warm(calls, copies, point)
+            iterate(calls, point, annotate, copies)
+        checksummed(calls)
+        if k < len(points) - 1:
+            released(calls, copies)
     with phase(PROFILER):
         stop()
-    checksummed(calls)
+
+
+def released(calls: dict, copies: dict) -> None:
+    """A point's calls dropped and the GPU memory they held handed back (the verification's buffers too)."""
+    import gc
+
+    import torch
+
+    from ..verified import forget_truths
+
+    calls.clear()
+    copies.clear()
+    forget_truths()
+    gc.collect()
+    torch.cuda.empty_cache()
 
 
 def profile_range(job: Job) -> None:
