@@ -528,6 +528,20 @@ def test_the_compute_bound_op_is_shown_by_size_against_the_bound_its_probe_sets(
     assert note.compute_by_size(sweep, ceilings.iloc[:0]).empty and note.compute_by_size(sweep, None).empty
 
 
+def test_the_table_by_size_leaves_out_an_op_whose_floor_is_its_bytes_and_leaves_a_blank_where_none_ran():
+    """An FP32 FMA probe beside the neighbor aggregation (all its points memory-bound) does not put it in the table
+    of ops whose floor is their FLOPs; an implementation one op has and another lacks is a blank there, not nan."""
+    sweep = with_intervals(shipped_table("h200-002", "sweep"))
+    sweep = sweep[~((sweep["op"] == "triangle") & (sweep["implementation"] == "torch"))]  # matmul has one
+    probes = pd.concat([tf32_probe(600), tf32_probe(600).assign(op="neighbor", unit="fp32_fma", tflops=60.0),
+                        tf32_probe(600).assign(op="triangle")])
+    assert set(sweep.loc[sweep["op"] == "neighbor", "bound"]) == {"memory"}
+    table = note.compute_by_size(sweep, probes).set_index(["Operation", "Shape"])
+    assert set(table.index.get_level_values(0)) == {"Matrix multiplication", "Triangle contraction"}
+    assert (table.loc["Triangle contraction", "PyTorch (TFLOP/s)"] == "").all()
+    assert (table.loc["Matrix multiplication", "PyTorch (TFLOP/s)"] != "").all() and not table.isna().any().any()
+
+
 def test_every_point_of_an_op_s_sweep_has_each_implementation_and_the_ratio():
     """issue 46's trimul table at the task's shapes, here h200-002's triangle: each point in the sweep's order with
     every implementation's time, the best peer and the ratio as the sweep verdict has it."""
@@ -578,6 +592,7 @@ def test_h200_003_s_note_renders_over_a_run_of_its_kind_and_places_issue_46_s_ta
         assert made[placed] in text, placed
     assert "| Matrix multiplication | cold |" in text and "Ours / floor (interval)" in text
     assert "## The triangle multiplicative update at the task's shapes" not in text  # h200-002 has no trimul
+    assert ("which the FP32 peak does not bound" in text) == note.past_compute_roof(tables["sweep"]) is True
     # with trimul in the sweep (the triangle's points, relabelled), its table and its figure are placed together
     trimul = tables["sweep"][tables["sweep"]["op"] == "triangle"].assign(op="trimul")
     trimul["shape"] = trimul["shape"].map(lambda s: "1x{}x{}x128".format(*s.split("x")))

@@ -540,6 +540,7 @@ def render(template: Path, evidence: Evidence, generated: dict, figures: dict[st
         has=lambda name: name in evidence.tables,
         has_table=lambda name: name in generated, namespace=evidence.namespace,
         library_peers=lambda: tables_of.libraries(evidence.tables["summary"], evidence.environment).strip(),
+        past_compute_roof=lambda: tables_of.past_compute_roof(evidence.tables.get("sweep")),
         op_title={op: title for op, title in OP_TITLES.items() if op in ops_here},
         impl_title=IMPLEMENTATIONS, config=evidence.config,
         stages=list((evidence.config.get("progression") or {}).get("namespaces", [])),

@@ -223,15 +223,17 @@ def best_peer(verdict) -> str:
 
 
 def compute_by_size(sweep_table: pd.DataFrame, ceilings: pd.DataFrame | None) -> pd.DataFrame:
-    """Per op whose floor is its FLOPs (a probe of its unit ran, warm), each sweep point by size: every
-    implementation's FP32 TFLOP/s, the bound the fastest probe sets (its unit's rate over the contract's cost a
-    FLOP) and ours / that floor with its interval (verdicts.floor_points)."""
+    """Per op whose floor is its FLOPs (a probe of its contract's unit ran, warm, and the sweep finds a point of it
+    compute-bound), each sweep point by size: every implementation's FP32 TFLOP/s (blank where it did not run
+    there), the bound the fastest probe sets (its unit's rate over the contract's cost a FLOP) and ours / that floor
+    with its interval (verdicts.floor_points)."""
     from ..evidence.floors import COMPUTE, best
 
     if ceilings is None or ceilings.empty:
         return pd.DataFrame()
     probes, out = best(ceilings, COMPUTE), []
-    for op in [o for o in OP_TITLES if (o, "warm") in probes.index and o in set(sweep_table["op"])]:
+    computed = set(sweep_table.loc[sweep_table["bound"] == "compute", "op"])
+    for op in [o for o in OP_TITLES if (o, "warm") in probes.index and o in computed]:
         probe, points = probes.loc[(op, "warm")], sweep_table[sweep_table["op"] == op]
         floor = verdicts.floor_points(sweep_table, op, hand_written(points), probe).set_index("shape")
         measured = [i for i in IMPLEMENTATIONS if i in set(points["implementation"])]  # the peers first, as points'
@@ -243,7 +245,7 @@ def compute_by_size(sweep_table: pd.DataFrame, ceilings: pd.DataFrame | None) ->
                         "Bound (TFLOP/s)": f"{probe['tflops'] / OPS[op].precision.per_flop:.1f}",
                         "Ours / floor (interval)": ratio({"quotient": at["ratio"], "quotient_low": at.get("ratio_low"),
                                                           "quotient_high": at.get("ratio_high")})})
-    return pd.DataFrame(out)
+    return pd.DataFrame(out).fillna("")  # an op without an implementation another op has: blank, as a point's
 
 
 def _tflops(value) -> str:
@@ -625,6 +627,11 @@ def libraries(summary: pd.DataFrame, environment: dict) -> str:
             + (f" Not measured: {'; '.join(unmeasured)}." if unmeasured else "")) if ops else ""
 
 
+def past_compute_roof(swept: pd.DataFrame | None) -> bool:
+    """Whether a compute-bound sweep point ran past the whole of the declared FP32 roof (a tensor-core kernel)."""
+    return swept is not None and bool(((swept["bound"] == "compute") & (swept["fraction_of_roof"] > 1)).any())
+
+
 def words(namespace: str, description: str, environment: dict, tables: dict[str, pd.DataFrame],
           made: dict[str, str], history: dict | None = None, roofline: tuple[dict, dict] | None = None,
           targets: dict | None = None, provenance: dict | None = None,
@@ -653,8 +660,7 @@ def words(namespace: str, description: str, environment: dict, tables: dict[str,
         "band_margin": (f"{tables['capture_summary']['band_margin'].iloc[0]:.0%}" if "control_band" in made
                         else ""),
         "sweep_autotuning": sweep_autotuning(tables),
-        "past_compute_roof": swept is not None and bool(((swept["bound"] == "compute")
-                                                          & (swept["fraction_of_roof"] > 1)).any()),
+        "past_compute_roof": past_compute_roof(swept),
         "left_out": [] if swept is None else [f"Left out: {r.implementation} at {r.op} {r.shape} ({r.reason})."
                                                for r in swept[swept["kernel_us"].isna()].itertuples()],
         "known_peers_section": ("\n\n".join(known_peers_section(made["known_peers"])) if "known_peers" in made
