@@ -21,6 +21,16 @@ case "$gpu" in
           fi;;
 esac
 echo "gpu: $gpu, namespace $ns"
+# every library peer the namespace measures is installed (.peers/ carried, or unpacked by a call just before on this
+# machine): else the run would spend its time and fail at each library check
+python3 - "$ns" <<'EOF' || exit 1
+import sys, yaml
+from fieldnote.measure.gpu import libraries
+ns = yaml.safe_load(open(f"config/namespaces/{sys.argv[1]}.yaml"))
+missing = [f"{lib['package']} ({op})" for op, lib in libraries().items()
+           if op in ns["ops"] and "library" in ns["implementations"] and lib["version"] is None]
+sys.exit(f"device_call: not installed here: {', '.join(missing)}" if missing else 0)
+EOF
 if [ -n "${TESTS:-}" ]; then
   timeout 200 python -m pytest -m gpu -q -p no:cacheprovider tests/test_gpu.py -k "$TESTS" > "$OUT/gputests.txt" 2>&1
   echo "gpu tests rc=$? after $((SECONDS - start)) s"; tail -4 "$OUT/gputests.txt"
