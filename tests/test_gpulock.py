@@ -420,16 +420,20 @@ def test_the_inputs_are_checksummed_after_the_window_in_a_shared_hold(tmp_path, 
     monkeypatch.setattr(workload, "prepare_drawn", lambda *a: made.append(measured(honest)) or made[-1])
     summed = []
     monkeypatch.setattr(Measured, "checksum", lambda self: summed.append(time.time()))
-    subjects = {f"cuda@8x{cols}": {"implementation": "cuda", "shape": {"rows": 8, "cols": cols}, "seed": 0,
-                                   "variant": None, "cubin": None} for cols in (16, 32)}
+    subjects = {f"{impl}@8x{cols}": {"implementation": impl, "shape": {"rows": 8, "cols": cols}, "seed": 0,
+                                      "variant": None, "cubin": None}
+                for cols in (16, 32) for impl in ("cuda", "torch")}
     profile_range(Job("gelu", subjects, "", {}, iterations=3, warmup=2, tolerance={"rtol": 1e-4, "atol": 1e-4}))
     holds = [json.loads(line) for line in trace.read_text().splitlines()]
-    assert [h["mode"] for h in holds] == ["shared", "shared", "alone", "shared", "shared"]
-    assert [call.calls for call in made] == [3, 3]  # every timed call verified
-    window, after = holds[2], holds[3:]
-    assert len(summed) == 2 and window["released"] <= after[0]["taken"]
-    for when, h in zip(summed, after, strict=True):  # each subject's checksum in a hold of its own
-        assert h["taken"] <= when <= h["released"]
+    # a sweep point at a time: its two subjects prepared, its window, their two checksums; then the next point
+    assert [h["mode"] for h in holds] == ["shared", "shared", "alone", "shared", "shared"] * 2
+    assert [call.calls for call in made] == [3, 3, 3, 3]  # every timed call verified
+    assert len(summed) == 4
+    for point, sums in ((holds[:5], summed[:2]), (holds[5:], summed[2:])):
+        window, after = point[2], point[3:]
+        assert window["released"] <= after[0]["taken"]
+        for when, h in zip(sums, after, strict=True):  # each subject's checksum in a hold of its own
+            assert h["taken"] <= when <= h["released"]
 
 
 class Triton:

@@ -359,6 +359,38 @@ def test_the_seed_targets_read_cold_l2_and_the_copy_of_the_bytes():
     assert cold_rows.loc["Bias + GELU", "Measured"] == f"{round(ratio * 0.6, 2):.2f}"
 
 
+def test_a_best_peer_ratio_under_the_floor_is_met_near_the_floor_and_only_there():
+    """issue 46: at most 0.80 of the best peer, or within 10% of the measured floor where 0.80 of the best peer lies
+    under it (the higher of the copy and the compute floor): GELU's peers near the copy (met by ours at the copy),
+    the layer norm's the same with ours far from it (missed), the matmul's 0.80 above its compute floor (the floor
+    does not excuse a ratio no floor forbids)."""
+    summary = shipped_table("h200-001", "summary")
+    times = {("gelu", "cuda"): 10.4, ("layernorm", "cuda"): 20.0, ("matmul", "cuda"): 10.5}
+    peer = {"gelu": 12.1, "layernorm": 12.1, "matmul": 13.0}
+    summary = summary.assign(kernel_us=[times.get((r.op, r.implementation), peer.get(r.op, r.kernel_us) *
+                                                  (1.0 if r.implementation == "torch" else 1.5))
+                                        for r in summary.itertuples()])
+    ceilings = pd.DataFrame({"op": ["gelu", "layernorm", "matmul", "matmul"], "cache": "warm", "best": True,
+                             "config": ["c", "c", "c", "cublas_tf32_4096"],
+                             "kind": ["memory", "memory", "memory", "compute"],
+                             "kernel_us": [10.0, 10.0, 5.0, float("nan")], "floor_us": [10.0, 10.0, 5.0, 10.0]})
+    targets = {"best_peer_ratio": 0.80, "unreachable_floor_margin": 0.10}
+    rows = note.against_targets(summary, None, targets, ceilings).set_index("Operation")
+    assert rows.loc["Bias + GELU", "Met"] == "met"
+    assert rows.loc["Bias + GELU", "Measured"] == ("0.86; 0.80x the best peer is 0.97x the copy of its bytes, ours "
+                                                   "1.04x it")
+    assert rows.loc["LayerNorm", "Met"].startswith("missed")
+    assert rows.loc["Matrix multiplication", "Met"].startswith("missed")
+    assert "1.04x the compute floor, ours 1.05x it" in rows.loc["Matrix multiplication", "Measured"]
+    assert rows.loc["Bias + GELU", "Target (declared)"] == ("ours / best peer at most 0.80, or at most 1.10x the "
+                                                             "floor where that lies under it")
+    claims = verdicts.target_claims(summary, None, targets, ceilings)
+    gelu = claims[claims["claim"].str.startswith("Bias + GELU")]
+    assert list(gelu["key"]) == ["targets.best_peer_ratio", "targets.best_peer_ratio",
+                                 "targets.unreachable_floor_margin"]
+    assert list(gelu["holds"]) == [False, True, True]
+
+
 def test_the_generated_note_sets_each_prediction_against_its_outcome():
     """A namespace without an authored note still shows its predictions (issue 18: method in the open)."""
     tables = h200_tables()

@@ -351,14 +351,16 @@ def target_rows(summary: pd.DataFrame, sweep_table: pd.DataFrame | None, targets
     rows = []
     for op, (ours, peers_us) in found.items():
         if "best_peer_ratio" in targets:
-            rows.append((op, *_best_peer_target(op, mine, ours, peers_us, targets, ceilings)))
+            row = _best_peer_target(op, mine, ours, peers_us, targets, ceilings)
+            rows.append((op, *_or_at_the_floor(row, op, mine, ours, peers_us, "warm", targets, ceilings)))
         if "cold_best_peer_ratio" in targets and cold:
             (ours_cold, peers_cold), limit = cold[op], targets["cold_best_peer_ratio"]
             judged = Judged("targets.cold_best_peer_ratio", f"{op}: {mine} / the best peer "
                             f"({_fastest(peers_cold)}), L2 cold", ours_cold / peers_cold.min(), limit, True)
             ratio = round(judged.value, 2)
-            rows.append((op, f"L2 cold: ours / best peer at most {limit:.2f}", "" if pd.isna(ratio) else
-                         f"{ratio:.2f}", _verdict(judged, ratio), (judged,)))
+            row = (f"L2 cold: ours / best peer at most {limit:.2f}", "" if pd.isna(ratio) else f"{ratio:.2f}",
+                   _verdict(judged, ratio), (judged,))
+            rows.append((op, *_or_at_the_floor(row, op, mine, ours_cold, peers_cold, "cold", targets, ceilings)))
         if op in targets.get("kernel_us", {}):
             limit = targets["kernel_us"][op]
             judged = Judged(f"targets.kernel_us.{op}", f"{op}: {mine} kernel time (µs)", ours, limit, True)
@@ -421,6 +423,43 @@ def _best_peer_target(op: str, mine: str, ours: float, peers_us: pd.Series, targ
         verdict = "met"
     return (f"ours / best peer at most {limit:.2f}, or at most {1 + margin:.2f}x the warm copy", measured, verdict,
             (peer, copy))
+
+
+def floor_of(op: str, cache: str, ceilings: pd.DataFrame | None) -> tuple[float, str]:
+    """An op's measured floor in one L2 state, and which it is: the higher of the fastest copy of its bytes and the
+    compute floor of its fastest probe (NaN and "" where neither ran)."""
+    from ..evidence.floors import COMPUTE, best
+
+    if ceilings is None or ceilings.empty:
+        return float("nan"), ""
+    found = [(rows.loc[(op, cache), column], name) for rows, column, name in (
+        (best(ceilings), "kernel_us", "copy of its bytes"), (best(ceilings, COMPUTE), "floor_us", "compute floor"))
+        if (op, cache) in rows.index]
+    return max(found) if found else (float("nan"), "")
+
+
+def _or_at_the_floor(row: tuple, op: str, mine: str, ours: float, peers_us: pd.Series, cache: str, targets: dict,
+                     ceilings) -> tuple:
+    """A best-peer target row (target, measured, verdict, comparisons), met too, where the namespace sets
+    `unreachable_floor_margin`, by a kernel within that margin of the op's measured floor (floor_of) when the
+    target's share of the best peer lies under that floor: no kernel could meet the ratio there (issue 46)."""
+    margin = targets.get("unreachable_floor_margin")
+    if margin is None:
+        return row
+    target, measured, verdict, judged = row
+    key = "targets." + ("best_peer_ratio" if cache == "warm" else "cold_best_peer_ratio")
+    limit, (floor, kind) = targets[key.removeprefix("targets.")], floor_of(op, cache, ceilings)
+    reach = Judged(key, f"{op}: {limit:g} of the best peer ({_fastest(peers_us)}) / the {kind}, L2 {cache} (at most "
+                   "1: no kernel meets the ratio)", limit * peers_us.min() / floor, 1.0, True, "1")
+    near = Judged("targets.unreachable_floor_margin", f"{op}: {mine} / the {kind}, L2 {cache}", ours / floor,
+                  1 + margin, True, "1 + targets.unreachable_floor_margin")
+    if not pd.isna(floor):
+        measured += (f"; {limit:.2f}x the best peer is {reach.value:.2f}x the {kind}, ours "
+                     f"{near.value:.2f}x it")
+    if reach.verdict == "met" and near.verdict == "met":
+        verdict = "met"
+    return (f"{target}, or at most {1 + margin:.2f}x the floor where that lies under it", measured, verdict,
+            (*judged, reach, near))
 
 
 def _sweep_targets(sweep_table: pd.DataFrame, op: str, mine: str, targets: dict) -> list[tuple]:

@@ -73,6 +73,8 @@ def prepared(job: Job) -> tuple[dict, dict]:
         from ..ceiling import streams
         from ..gpulock import shared
 
+        draw_all(job)  # drawn once a process: measured_window's drawing of every point is not done again
+
     def make(name, s):
         what = job.what(name, s)
         if "shape" in s:
