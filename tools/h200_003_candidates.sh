@@ -14,7 +14,7 @@ done
 for shape in n=256,channels=32 n=300,channels=30 n=512,channels=32; do
   bench triangle triangle_smem_tile32x16 triangle_3xtf32_wgmma torch triton --shape $shape
 done
-for shape in rows=16411,cols=3001 rows=1024,cols=768; do
+for shape in rows=16411,cols=3001 rows=4096,cols=2050 rows=1024,cols=768; do
   bench layernorm layernorm_warp_row_any_width layernorm_2warp_row_registers layernorm_2warp_row_shared \
     layernorm_block256_3pass library triton torch --shape $shape
 done
