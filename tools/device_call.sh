@@ -2,8 +2,8 @@
 # One device call that measures a namespace: the GPU tests named in TESTS first (the run stops if one of the tunes'
 # tests failed: every compiled job depends on them), then tools/device_pipeline.sh under what is left of LIMIT
 # seconds. A namespace named for the H100 or the H200 is renamed for the GPU the call found, since the device tool
-# lends either (not in a file's name: its note and docs keep theirs): on an H200 the H100's roofline line is dropped (config.yaml's is
-# the H200's); on an H100 the H100's is added, as h100-002r states it.
+# lends either (not inside a file's name: its note and docs keep theirs): on an H200 the H100's roofline line is
+# dropped (config.yaml's is the H200's); on an H100 the H100's is added, as h100-002r states it.
 #   NS=h100-002r TESTS="tunes_in_fresh or queued_clock" LIMIT=585 bash tools/device_call.sh   (through the device tool)
 set -u
 source tools/device_env.sh  # the kit, the library peers carried in .peers/, PYTHONPATH

@@ -55,9 +55,9 @@ for _ns, _why in BROKEN.items():
 
 # The GPUs the GPU jobs spread over, and the slots of each (`gpu_share_<d>`, twelve per GPU in profiles/default):
 # every GPU job takes slots of the GPU devices.py gives it (one, more where a GPU has less memory than the slots were
-# sized on) and pins itself to that GPU; a measurement's window
-# (and torch.compile's autotuning) takes its GPU alone through a lock (gpulock.py), so the rest of a measurement
-# job (process start, imports, preparation, the profiler's start and export) runs beside other jobs.
+# sized on) and pins itself to that GPU; a measurement's window (and torch.compile's autotuning) takes its GPU alone
+# through a lock (gpulock.py), so the rest of a measurement job (process start, imports, preparation, the
+# profiler's start and export) runs beside other jobs.
 GPUS = devices.count(config)
 GPU_VISIBLE = bool(devices.visible())  # NVML shows a GPU, or CUDA_VISIBLE_DEVICES names one
 RANK_CHECK, RANK_TIME, RANK_CAPTURE, RANK_COUNTERS, RANK_SWEEP_CHECK, RANK_SWEEP_CAPTURE = 0, 0, 1, 2, 1, 3

@@ -443,19 +443,17 @@ def _or_at_the_floor(row: tuple, op: str, mine: str, ours: float, peers_us: pd.S
     """A best-peer target row (target, measured, verdict, comparisons), met too, where the namespace sets
     `unreachable_floor_margin`, by a kernel within that margin of the op's measured floor (floor_of) when the
     target's share of the best peer lies under that floor: no kernel could meet the ratio there (issue 46)."""
-    margin = targets.get("unreachable_floor_margin")
-    if margin is None:
+    margin, (floor, kind) = targets.get("unreachable_floor_margin"), floor_of(op, cache, ceilings)
+    if margin is None or pd.isna(floor):  # no floor measured in that state: the ratio alone
         return row
     target, measured, verdict, judged = row
     key = "targets." + ("best_peer_ratio" if cache == "warm" else "cold_best_peer_ratio")
-    limit, (floor, kind) = targets[key.removeprefix("targets.")], floor_of(op, cache, ceilings)
+    limit = targets[key.removeprefix("targets.")]
     reach = Judged(key, f"{op}: {limit:g} of the best peer ({_fastest(peers_us)}) / the {kind}, L2 {cache} (at most "
                    "1: no kernel meets the ratio)", limit * peers_us.min() / floor, 1.0, True, "1")
     near = Judged("targets.unreachable_floor_margin", f"{op}: {mine} / the {kind}, L2 {cache}", ours / floor,
                   1 + margin, True, "1 + targets.unreachable_floor_margin")
-    if not pd.isna(floor):
-        measured += (f"; {limit:.2f}x the best peer is {reach.value:.2f}x the {kind}, ours "
-                     f"{near.value:.2f}x it")
+    measured += f"; {limit:.2f}x the best peer is {reach.value:.2f}x the {kind}, ours {near.value:.2f}x it"
     if reach.verdict == "met" and near.verdict == "met":
         verdict = "met"
     return (f"{target}, or at most {1 + margin:.2f}x the floor where that lies under it", measured, verdict,
