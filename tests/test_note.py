@@ -391,6 +391,24 @@ def test_a_best_peer_ratio_under_the_floor_is_met_near_the_floor_and_only_there(
     assert list(gelu["holds"]) == [False, True, True]
 
 
+def test_the_traffic_at_a_named_point_is_each_kernel_s_dram_bytes_a_call_against_the_op_s_least():
+    """issue 46's neighbor at 1M nodes, h200-002's counters there: ours moved about six times the op's least bytes
+    (the gathered rows of x from DRAM, kernel notes section 5); a subject of several kernels sums them, each kernel's
+    median times its launches a call."""
+    from fieldnote.measure.capture.ncu import CALLS
+
+    counted = shipped_table("h200-002", "sweep_counters")
+    table = note.point_traffic(counted).set_index("At")
+    ours = counted[(counted["subject"] == "cuda@1048576x64x16777216") & (counted["name"] == "dram_bytes")]
+    least = OPS["neighbor"].work({"nodes": 1048576, "features": 64, "edges": 16777216})[0]
+    row = table.loc["`cuda@1048576x64x16777216`"]
+    assert row["DRAM a call (MiB)"] == f"{ours['value'].median() * len(ours) / CALLS / 2**20:.1f}"
+    assert row["Least bytes (MiB)"] == f"{least / 2**20:.1f}" and 5.5 < float(row["DRAM / least"]) < 6.5
+    two = pd.DataFrame({"op": "neighbor", "subject": "x", "shape": "4096x64x65536", "name": "dram_bytes",
+                        "kernel": ["k1"] * CALLS + ["k2"] * 2 * CALLS, "value": [1e6] * CALLS + [3e6] * 2 * CALLS})
+    assert note.point_traffic(two)["DRAM a call (MiB)"].iloc[0] == f"{(1e6 + 2 * 3e6) / 2**20:.1f}"
+
+
 def test_the_generated_note_sets_each_prediction_against_its_outcome():
     """A namespace without an authored note still shows its predictions (issue 18: method in the open)."""
     tables = h200_tables()
@@ -620,7 +638,7 @@ def test_h200_003_s_note_renders_over_a_run_of_its_kind_and_places_issue_46_s_ta
     figures = captions(False, sorted(set(tables["sweep"]["op"])))
     text = authored.render(ROOT / "notes" / "h200-003.md", evidence, made, figures, "notes/h200-003.md").text
     for placed in ("seed_standing", "compute_by_size", "worst_points", "points_matmul", "points_neighbor",
-                   "targets", "floors"):
+                   "targets", "floors", "point_counters", "point_traffic"):
         assert made[placed] in text, placed
     assert "| Matrix multiplication | cold |" in text and "Ours / floor (interval)" in text
     assert "## The triangle multiplicative update at the task's shapes" not in text  # h200-002 has no trimul

@@ -375,6 +375,23 @@ def counters(table: pd.DataFrame, at_points: bool = False) -> pd.DataFrame:
     return out
 
 
+def point_traffic(counted: pd.DataFrame) -> pd.DataFrame:
+    """At each sweep point a target names, each profiled subject's DRAM traffic a call as Nsight Compute counted it
+    (each kernel's median over its launches, times its launches a call), against the op's least bytes there (its
+    `work`, the roofline's bytes): how many times over a kernel moves what the op must."""
+    from ..measure.capture.ncu import CALLS
+
+    out = []
+    moved = counted[counted["name"] == "dram_bytes"]
+    for (op, subject), group in ordered(moved).groupby(["op", "subject"], sort=False):
+        kernels = group.groupby("kernel", sort=False)["value"]
+        traffic = float((kernels.median() * kernels.size() / CALLS).sum())
+        least = OPS[op].work(OPS[op].parse_label(group["shape"].iloc[0]))[0]
+        out.append({"Operation": OP_TITLES[op], "At": f"`{subject}`", "DRAM a call (MiB)": f"{traffic / 2**20:.1f}",
+                    "Least bytes (MiB)": f"{least / 2**20:.1f}", "DRAM / least": f"{traffic / least:.2f}"})
+    return pd.DataFrame(out)
+
+
 def out_of_range(fmt: str, value: float) -> str:
     """A share Nsight Compute reports past 100%: shown as measured and marked, for such a ratio was not collected
     accurately (its two counts came from different replays of a kernel too short to reach a steady state)."""
@@ -421,6 +438,7 @@ def generated(namespace: str, tables: dict[str, pd.DataFrame], history: dict | N
             found["counters"] = counters(tables["counters"])
     if "sweep_counters" in tables:
         found["point_counters"] = counters(tables["sweep_counters"], at_points=True)
+        found["point_traffic"] = point_traffic(tables["sweep_counters"])
     found.update(history_tables(namespace, tables, history or {}))
     band = tables.get("capture_summary")
     if band is not None and "under_load" in band and (band.groupby(["op", "subject"]).size() > 2).any():
