@@ -45,10 +45,28 @@ def test_the_any_width_layernorm_takes_its_quads_entry_where_cols_are_a_multiple
     assert routed("layernorm", "layernorm_warp_row_any_width", shape) == entry
 
 
+@pytest.mark.parametrize("shape, entry, grid", [("4096x768", "layernorm_any_width_paired_quads", 512),
+                                                ("4099x770", "layernorm_any_width_paired", 513),
+                                                ("4096x2050", "layernorm_any_width_paired", 2048),
+                                                ("16411x3001", "layernorm_any_width_paired", 8206),
+                                                ("16411x4093", "layernorm_any_width_paired", 8206),
+                                                ("16411x4095", "layernorm_any_width_paired", 16411)])
+def test_the_paired_layernorm_takes_two_rows_a_block_from_1022_to_4093_columns(shape, entry, grid):
+    """Its kernel's test of cols (layernorm_rows.cuh, any_width_rows with SHARE 2) and its grid's agree."""
+    from fieldnote.registry.ops import OPS
+
+    spec = OPS["layernorm"]
+    assert routed("layernorm", "layernorm_any_width_paired", shape) == entry
+    contract = spec.variant("layernorm_any_width_paired").contract
+    if entry.endswith("_paired"):
+        assert contract.grid(spec.parse_label(shape))[0] == grid
+
+
 @pytest.mark.parametrize("op, variant, entries", [
     ("gelu", "gelu_bias_sigmoid_flat4", {"gelu_bias_sigmoid_flat4", "gelu_bias_sigmoid_flat4_quads"}),
     ("layernorm", "layernorm_warp_row_any_width",
      {"layernorm_warp_row_any_width", "layernorm_warp_row_any_width_quads"}),
+    ("layernorm", "layernorm_any_width_paired", {"layernorm_any_width_paired", "layernorm_any_width_paired_quads"}),
 ])
 def test_the_cubin_holds_every_entry_the_route_can_pick(tmp_path, op, variant, entries):
     cubin = tmp_path / f"{variant}.cubin"

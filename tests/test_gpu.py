@@ -67,9 +67,11 @@ def test_every_implementation_passes_full_small_and_edge_cases(tmp_path, op):
 
 
 def test_layernorm_rows_past_1024_floats_where_a_variant_takes_them(tmp_path):
-    """The wide paths (a block a row, as the sweep's width 4096 takes) and the odd widths past 1024, for each
+    """The wide paths (a block a row, as the sweep's width 4096 takes) and the odd widths past 1024 (two rows a
+    block to 4093 for the paired kernel, an odd count of rows leaving its last block's second row empty), for each
     variant whose launch contract takes the shape."""
-    wide = [{"rows": 3, "cols": 2052}, {"rows": 3, "cols": 2050}, {"rows": 2, "cols": 8192}]
+    wide = [{"rows": 3, "cols": 2052}, {"rows": 3, "cols": 2050}, {"rows": 2, "cols": 8192},
+            {"rows": 5, "cols": 3001}, {"rows": 3, "cols": 4093}, {"rows": 3, "cols": 4095}]
     tried = 0
     for variant in OPS["layernorm"].kernel_variants.values():
         shapes = [s for s in wide if not variant.contract.supports(s)]

@@ -119,18 +119,25 @@ __device__ __forceinline__ void warp_row(const float* xr, const float* weight, c
     normalize_row(v, sum, weight, bias, yr, quads, lane, inv_cols, eps);
 }
 
-template <int WARPS>
-__device__ __forceinline__ float block_sum(float v, float* partial)
+// The sum of v over GROUP warps through their GROUP floats of `partial` (`warp`: the caller's place among them);
+// every thread of the block calls it at once (its barriers are the block's).
+template <int GROUP>
+__device__ __forceinline__ float group_sum(float v, float* partial, int warp)
 {
-    const int lane = threadIdx.x % 32, warp = threadIdx.x / 32;
     v = warp_sum(v);
-    if (lane == 0) partial[warp] = v;
+    if (threadIdx.x % 32 == 0) partial[warp] = v;
     __syncthreads();
     float total = 0.f;
 #pragma unroll
-    for (int i = 0; i < WARPS; ++i) total += partial[i];
+    for (int i = 0; i < GROUP; ++i) total += partial[i];
     __syncthreads();  // partial is reused by the next reduction
     return total;
+}
+
+template <int WARPS>
+__device__ __forceinline__ float block_sum(float v, float* partial)
+{
+    return group_sum<WARPS>(v, partial, threadIdx.x / 32);
 }
 
 // One block of THREADS, one row of up to 4 x QUADS x THREADS columns held in registers, reduced through shared memory.
@@ -200,6 +207,123 @@ __device__ __forceinline__ void rows_in_registers(const float* __restrict__ x, c
         return;
     }
     scalar_row(xr, weight, bias, yr, cols, lane, inv_cols, eps);
+}
+
+// LANES threads (a warp or the block) normalize the row at flat offset `base`, which starts `skew` elements into a
+// 16-byte quad of the array: each lane loads the aligned quads that cover its part of the row (the first and the
+// last shared with the neighbouring rows), zeroes the elements outside the row and holds it in registers; `reduce`
+// sums over the lanes. weight and bias, whose columns no longer line up with the quads, are read element by element
+// (from L1: every row reads the same).
+template <int LANES, int QUADS, class Reduce>
+__device__ __forceinline__ void skewed_row(const float* __restrict__ x, const float* __restrict__ weight,
+                                           const float* __restrict__ bias, float* __restrict__ y, long long base,
+                                           long long numel, int cols, int lane, float eps, Reduce reduce)
+{
+    const int skew = static_cast<int>(base & 3);
+    const long long start = base - skew;  // the quad the row begins in
+    const int quads = (skew + cols + 3) / 4;
+    float4 v[QUADS];
+    float sum = 0.f;
+#pragma unroll
+    for (int i = 0; i < QUADS; ++i) {
+        const int q = lane + LANES * i;
+        float e[4] = {0.f, 0.f, 0.f, 0.f};
+        if (q < quads) {
+            const long long at = start + 4 * q;
+            if (at + 4 <= numel) {
+                const float4 w = __ldg(reinterpret_cast<const float4*>(x + at));
+                e[0] = w.x, e[1] = w.y, e[2] = w.z, e[3] = w.w;
+            } else {  // the array's last quad may run past its end
+#pragma unroll
+                for (int j = 0; j < 4; ++j) e[j] = at + j < numel ? __ldg(x + at + j) : 0.f;
+            }
+#pragma unroll
+            for (int j = 0; j < 4; ++j) {
+                const int c = 4 * q + j - skew;
+                if (c < 0 || c >= cols) e[j] = 0.f;
+            }
+        }
+        v[i] = make_float4(e[0], e[1], e[2], e[3]);
+        sum += quad_sum(v[i]);
+    }
+    const float inv_cols = 1.f / cols;
+    const float mean = reduce(sum) * inv_cols;
+    float sq = 0.f;
+#pragma unroll
+    for (int i = 0; i < QUADS; ++i) {
+        const int q = lane + LANES * i;
+        if (q < quads) {
+            const float e[4] = {v[i].x, v[i].y, v[i].z, v[i].w};
+#pragma unroll
+            for (int j = 0; j < 4; ++j) {
+                const int c = 4 * q + j - skew;
+                if (c >= 0 && c < cols) sq += (e[j] - mean) * (e[j] - mean);
+            }
+        }
+    }
+    const float rstd = rsqrtf(reduce(sq) * inv_cols + eps);
+#pragma unroll
+    for (int i = 0; i < QUADS; ++i) {
+        const int q = lane + LANES * i;
+        if (q < quads) {
+            const float e[4] = {v[i].x, v[i].y, v[i].z, v[i].w};
+            const int c0 = 4 * q - skew;
+            float out[4];
+#pragma unroll
+            for (int j = 0; j < 4; ++j) {
+                const int c = c0 + j;
+                out[j] = c >= 0 && c < cols ? fmaf((e[j] - mean) * rstd, __ldg(weight + c), __ldg(bias + c)) : 0.f;
+            }
+            float* at = y + start + 4 * q;
+            if (c0 >= 0 && c0 + 4 <= cols) {
+                *reinterpret_cast<float4*>(at) = make_float4(out[0], out[1], out[2], out[3]);
+            } else {
+#pragma unroll
+                for (int j = 0; j < 4; ++j)
+                    if (c0 + j >= 0 && c0 + j < cols) at[j] = out[j];
+            }
+        }
+    }
+}
+
+// layernorm_warp_row_any_width's kernel: rows in quads (cols a multiple of 4, x and y aligned) as rows_in_registers
+// takes them; other widths skewed, a warp a row up to NARROW columns, then SHARE rows a block (THREADS / SHARE
+// threads a row) as far as they hold one, a block a row past that.
+template <int THREADS, int QUADS, int SHARE = 1>
+__device__ __forceinline__ void any_width_rows(const float* __restrict__ x, const float* __restrict__ weight,
+                                               const float* __restrict__ bias, float* __restrict__ y, int rows,
+                                               int cols, float eps)
+{
+    constexpr int WARPS = THREADS / 32, NARROW = 4 * 32 * QUADS - 3;
+    if ((cols & 3) == 0 || !aligned16(x, y, x, y)) {  // the quad path, or three passes off the quad grid
+        rows_in_registers<THREADS, QUADS, true>(x, weight, bias, y, rows, cols, eps);
+        return;
+    }
+    const long long numel = static_cast<long long>(rows) * cols;
+    if constexpr (SHARE > 1) {
+        constexpr int LANES = THREADS / SHARE, GROUP = LANES / 32;
+        if (cols > NARROW && cols <= 4 * LANES * QUADS - 3) {  // SHARE rows a block
+            __shared__ float partial[WARPS];
+            const int part = threadIdx.x / LANES, row = blockIdx.x * SHARE + part;
+            const bool live = row < rows;  // a part past the last row takes no columns, and meets every barrier
+            const int warp = threadIdx.x / 32 % GROUP;  // its place in the row's warps
+            skewed_row<LANES, QUADS>(x, weight, bias, y, static_cast<long long>(live ? row : 0) * cols, numel,
+                                     live ? cols : 0, threadIdx.x % LANES, eps,
+                                     [&](float s) { return group_sum<GROUP>(s, partial + part * GROUP, warp); });
+            return;
+        }
+    }
+    if (cols > NARROW) {  // a block a row
+        __shared__ float partial[WARPS];
+        const int row = blockIdx.x;
+        skewed_row<THREADS, QUADS>(x, weight, bias, y, static_cast<long long>(row) * cols, numel, cols, threadIdx.x,
+                                   eps, [&](float s) { return block_sum<WARPS>(s, partial); });
+        return;
+    }
+    const int row = blockIdx.x * WARPS + threadIdx.x / 32;
+    if (row >= rows) return;  // whole warps only
+    skewed_row<32, QUADS>(x, weight, bias, y, static_cast<long long>(row) * cols, numel, cols, threadIdx.x % 32, eps,
+                          [](float s) { return warp_sum(s); });
 }
 
 }  // namespace lnrow

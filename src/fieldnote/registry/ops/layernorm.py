@@ -116,6 +116,18 @@ WARP_ROW_ANY_WIDTH = dataclasses.replace(
     route=lambda t, s: ANY_WIDTH_QUADS if s["cols"] % 4 == 0 else None)
 TWO_WARP_ROW_REGISTERS = contract("layernorm_2warp_row_registers", 256, rows_per_block(4), any_cols)
 
+
+def paired_grid(s):
+    """layernorm_any_width_paired, off the quads: eight rows a block to 1021 columns, two to 4093, one past it."""
+    return (cdiv(s["rows"], 8 if s["cols"] <= 1021 else 2 if s["cols"] <= 4093 else 1), 1, 1)
+
+
+PAIRED_QUADS = contract("layernorm_any_width_paired_quads", 256, wide_rows_a_block(1024, 8),
+                        at_most_8192_cols_in_quads)
+ANY_WIDTH_PAIRED = dataclasses.replace(
+    contract("layernorm_any_width_paired", 256, paired_grid, at_most_8192_cols_any_width),
+    route=lambda t, s: PAIRED_QUADS if s["cols"] % 4 == 0 else None)
+
 def work(s):
     return 4 * (2 * s["rows"] * s["cols"] + 2 * s["cols"]), 0  # memory-bound: the roofline is bandwidth
 
@@ -170,6 +182,10 @@ OP = Op(
                     "aligned quads that cover a row loaded into registers, the elements outside it zeroed, y written"
                     " as whole quads inside the row and element by element at its ends (three scalar passes before);"
                     " where cols is a multiple of four, layernorm_warp_row_registers' code, an entry of its own"),
+        KernelVariant("layernorm_any_width_paired", "layernorm", ANY_WIDTH_PAIRED,
+                    "h200-003: layernorm_warp_row_any_width with two rows a block of two hundred fifty-six threads "
+                    "where it took one, from 1022 to 4093 columns not a multiple of four: twice the rows in flight "
+                    "on an SM on the same registers"),
         KernelVariant("layernorm_warp_row_registers", "layernorm", WARP_ROW_REGISTERS,
                     "h200-001: one warp per row (eight rows per block of two hundred fifty-six threads), the whole "
                     "row in registers with all its 128-bit loads in flight at once, mean then variance about it by "
