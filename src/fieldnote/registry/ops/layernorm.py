@@ -184,8 +184,8 @@ OP = Op(
                     " where cols is a multiple of four, layernorm_warp_row_registers' code, an entry of its own"),
         KernelVariant("layernorm_any_width_paired", "layernorm", ANY_WIDTH_PAIRED,
                     "h200-003: layernorm_warp_row_any_width with two rows a block of two hundred fifty-six threads "
-                    "where it took one, from 1022 to 4093 columns not a multiple of four: twice the rows in flight "
-                    "on an SM on the same registers"),
+                    "where it took one, at the widths past a warp's reach that are not a multiple of four and that "
+                    "half a block holds: twice the rows in flight on an SM on the same registers"),
         KernelVariant("layernorm_warp_row_registers", "layernorm", WARP_ROW_REGISTERS,
                     "h200-001: one warp per row (eight rows per block of two hundred fifty-six threads), the whole "
                     "row in registers with all its 128-bit loads in flight at once, mean then variance about it by "
