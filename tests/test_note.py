@@ -395,7 +395,7 @@ def test_the_traffic_at_a_named_point_is_each_kernel_s_dram_bytes_a_call_against
     """issue 46's neighbor at 1M nodes, h200-002's counters there: ours moved about six times the op's least bytes
     (the gathered rows of x from DRAM, kernel notes section 5); a subject of several kernels sums them, each kernel's
     median times its launches a call."""
-    from fieldnote.measure.capture.ncu import CALLS
+    from fieldnote.evidence.tables import PROFILED_CALLS as CALLS
 
     counted = shipped_table("h200-002", "sweep_counters")
     table = note.point_traffic(counted).set_index("At")

@@ -74,6 +74,9 @@ KERNEL_COLUMNS = (
                                                                         "launch, and both"),
     GPU, SESSION_CLOCKS,
 )
+# The calls of each subject Nsight Compute profiles, every kernel of each (measure.capture.ncu): a counters table
+# has each kernel's launches of that many calls (archives before 2026-12-07 have a subject's first five launches).
+PROFILED_CALLS = 5
 COUNTER_COLUMNS = (
     NS, *SUBJECTS, c("backend backend_version kernel launch", "", "as in kernels"),
     c("metric name value unit", "", "ncu's metric name, its short name, the value in ncu's base unit"),

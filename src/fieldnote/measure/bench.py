@@ -139,7 +139,8 @@ def main(argv: list[str] | None = None, prog: str = "python -m fieldnote.measure
         if args.counters and gated:
             table = counters(args.op, shape, {n: spec for n, (_, spec) in gated.items()}, Path(tmp) / "inputs.npz",
                              Path(tmp))
-            print(f"{args.op}: Nsight Compute counters, median over the launches of {ncu.CALLS} calls of each subject")
+            print(f"{args.op}: Nsight Compute counters, median over the launches of {ncu.PROFILED_CALLS} calls of each "
+                  "subject")
             print(table.to_string(float_format=lambda v: f"{v:.4g}"))
 
 

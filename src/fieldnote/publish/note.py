@@ -379,13 +379,13 @@ def point_traffic(counted: pd.DataFrame) -> pd.DataFrame:
     """At each sweep point a target names, each profiled subject's DRAM traffic a call as Nsight Compute counted it
     (each kernel's median over its launches, times its launches a call), against the op's least bytes there (its
     `work`, the roofline's bytes): how many times over a kernel moves what the op must."""
-    from ..measure.capture.ncu import CALLS
+    from ..evidence.tables import PROFILED_CALLS
 
     out = []
     moved = counted[counted["name"] == "dram_bytes"]
     for (op, subject), group in ordered(moved).groupby(["op", "subject"], sort=False):
         kernels = group.groupby("kernel", sort=False)["value"]
-        traffic = float((kernels.median() * kernels.size() / CALLS).sum())
+        traffic = float((kernels.median() * kernels.size() / PROFILED_CALLS).sum())
         least = OPS[op].work(OPS[op].parse_label(group["shape"].iloc[0]))[0]
         out.append({"Operation": OP_TITLES[op], "At": f"`{subject}`", "DRAM a call (MiB)": f"{traffic / 2**20:.1f}",
                     "Least bytes (MiB)": f"{least / 2**20:.1f}", "DRAM / least": f"{traffic / least:.2f}"})

@@ -11,6 +11,7 @@ from pathlib import Path
 import pandas as pd
 
 from ...core.errors import PipelineError
+from ...evidence.tables import PROFILED_CALLS
 from . import Job, session
 from ._process import run, workload_command
 
@@ -30,9 +31,6 @@ METRICS = {
     "launch__shared_mem_per_block_dynamic": "dynamic_shared",
     "launch__waves_per_multiprocessor": "waves_per_sm",
 }
-# Kernel replay costs several passes a launch: every kernel of five calls suffices. Counted in calls, not launches,
-# so that an implementation of several launches a call (trimul's seven) has each of its kernels profiled.
-CALLS = 5
 
 
 def available() -> bool:
@@ -77,7 +75,10 @@ def capture(job: Job, workdir: Path, keep: Path | None = None) -> pd.DataFrame:
     """Counters of one implementation (the job's first): kernel replay makes a session per implementation."""
     if not available():
         raise PipelineError("capture backend ncu: `ncu` is not on PATH")
-    report, profiled = workdir / "counters.ncu-rep", filterable(dataclasses.replace(job, iterations=CALLS, repeats=1))
+    # Kernel replay costs several passes a launch: every kernel of a few calls suffices. Counted in calls, not
+    # launches, so that an implementation of several launches a call (trimul's seven) has each of its kernels.
+    report, profiled = workdir / "counters.ncu-rep", filterable(dataclasses.replace(job, iterations=PROFILED_CALLS,
+                                                                                    repeats=1))
     profiled_range = profiled.range_of(profiled.subjects_named[0])
     command = ["ncu", "--clock-control", "none", "--cache-control", "none", "--profile-from-start", "off",
                "--nvtx", "--nvtx-include", f"{profiled_range}/",
