@@ -447,10 +447,10 @@ def _or_at_the_floor(row: tuple, op: str, mine: str, ours: float, peers_us: pd.S
     if margin is None or pd.isna(floor):  # no floor measured in that state: the ratio alone
         return row
     target, measured, verdict, judged = row
-    key = "targets." + ("best_peer_ratio" if cache == "warm" else "cold_best_peer_ratio")
-    limit = targets[key.removeprefix("targets.")]
-    reach = Judged(key, f"{op}: {limit:g} of the best peer ({_fastest(peers_us)}) / the {kind}, L2 {cache} (at most "
-                   "1: no kernel meets the ratio)", limit * peers_us.min() / floor, 1.0, True, "1")
+    name = "best_peer_ratio" if cache == "warm" else "cold_best_peer_ratio"
+    limit = targets[name]
+    reach = Judged(f"targets.{name}", f"{op}: {limit:g} of the best peer ({_fastest(peers_us)}) / the {kind}, "
+                   f"L2 {cache} (at most 1: no kernel meets the ratio)", limit * peers_us.min() / floor, 1.0, True, "1")
     near = Judged("targets.unreachable_floor_margin", f"{op}: {mine} / the {kind}, L2 {cache}", ours / floor,
                   1 + margin, True, "1 + targets.unreachable_floor_margin")
     measured += f"; {limit:.2f}x the best peer is {reach.value:.2f}x the {kind}, ours {near.value:.2f}x it"

@@ -128,6 +128,7 @@ ANY_WIDTH_PAIRED = dataclasses.replace(
     contract("layernorm_any_width_paired", 256, paired_grid, at_most_8192_cols_any_width),
     route=lambda t, s: PAIRED_QUADS if s["cols"] % 4 == 0 else None)
 
+
 def work(s):
     return 4 * (2 * s["rows"] * s["cols"] + 2 * s["cols"]), 0  # memory-bound: the roofline is bandwidth
 
