@@ -37,6 +37,15 @@ CSR_ROW_FEATURE = LaunchContract(
     args=lambda t, s: (t["rowptr"], t["src"], t["weight"], t["x"], t["out"], i32(s["nodes"]), i32(s["features"])),
 )
 
+def feature_slices(width: int) -> LaunchContract:
+    """neighbor_feature_slices<width>: a grid of rows a slice of `width` features, the slices along y."""
+    return LaunchContract(
+        entry=f"neighbor_feature_slices{width}", block=(256, 1, 1),
+        grid=lambda s: (cdiv(s["nodes"] * width, 256), cdiv(s["features"], width), 1),
+        args=CSR_ROW_FEATURE.args,
+    )
+
+
 def work(s):
     """x read and out written once, a weight and a source index per edge, the row pointers."""
     return 4 * (2 * s["nodes"] * s["features"] + 2 * s["edges"] + s["nodes"] + 1), 2 * s["edges"] * s["features"]
@@ -59,6 +68,9 @@ OP = Op(
     ),
     kernel_variants={v.name: v for v in [
         KernelVariant("neighbor_csr_row_feature", "neighbor", CSR_ROW_FEATURE, "one thread per (row, feature)"),
+        *(KernelVariant(f"neighbor_feature_slices{w}", "neighbor", feature_slices(w),
+                        "a thread per (row, feature) a slice of the features at a time, the slice's columns of x "
+                        "held in L2 while the edges gather them") for w in (8, 16)),
     ]},
     work=work,
     may_be_zero=("edges",),
