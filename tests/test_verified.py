@@ -72,7 +72,9 @@ def memoized_by_content():
 
 
 def below_the_precision_contract(t, s):
-    t["out"].copy_(F.gelu((t["x"] + t["bias"]).half(), approximate="tanh").float())
+    # bfloat16, not half: half's rounding at these values is near the tolerance, so a draw of 128 elements could
+    # all pass a call; bfloat16's (eight bits) leaves none of the draws inside it
+    t["out"].copy_(F.gelu((t["x"] + t["bias"]).bfloat16(), approximate="tanh").float())
     return t["out"]
 
 
