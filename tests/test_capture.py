@@ -36,6 +36,26 @@ def test_a_kernel_whose_launch_was_not_traced_is_placed_by_its_own_start(tmp_pat
     assert traced["range"].notna().sum() == 1200 and traced.equals(placed)
 
 
+@pytest.mark.parametrize("launches", ["traced", "not traced"])
+def test_a_library_s_own_range_inside_the_call_s_leaves_its_kernels_the_call_s(tmp_path, monkeypatch, launches):
+    """A range of the library's own around each launch, inside the call's (cuEquivariance's Triton launches): the
+    real session's kernels land in the same range and iteration as without it. The innermost range took them away
+    from the call, and a peer's kernel time lost most of its kernels."""
+    import sqlite3
+
+    if launches == "not traced":
+        monkeypatch.setattr(nsys, "KERNELS", nsys.KERNELS.replace("r.start AS api_start", "NULL AS api_start"))
+    path = gelu_session("h200-mage-006-gelu-3x100.nsys.sqlite.gz", tmp_path)
+    alone = nsys.parse_sqlite(path)
+    with sqlite3.connect(path) as db:
+        db.execute("""INSERT INTO NVTX_EVENTS (start, "end", eventType, text, globalTid)
+                      SELECT start + 1, "end" - 1, eventType, 'library_kernel_wrapper', globalTid FROM NVTX_EVENTS
+                      WHERE text LIKE 'gelu:%'""")
+    wrapped = nsys.parse_sqlite(path)
+    placed = ["range", "iteration"]
+    assert alone["range"].notna().sum() == 1200 and wrapped[placed].equals(alone[placed])
+
+
 def test_a_fractional_launch_count_is_one_clear_error():
     kernels = pd.DataFrame({"kernel": ["k"] * 150, "duration_us": [1.0] * 150})
     with pytest.raises(PipelineError, match="150 kernel launches over 100 iterations is not a whole number"):

@@ -45,17 +45,20 @@ def version() -> str:
 def _enclosing(kernels: pd.DataFrame, ranges: pd.DataFrame) -> np.ndarray:
     """Per kernel, the position in `ranges` (ordered by start) of the NVTX range enclosing its launch call, or -1.
 
-    The innermost range open on the launching thread at the call: one sweep over each thread's range openings,
-    calls and closings in time order (a range opened at the call's instant encloses it, as does one closed at
-    it). Where the launch call was not traced, the kernel's own start places it: the last range to open before
-    the kernel started (the workload synchronizes after every iteration, so iteration i's kernels run before
-    range i + 1 opens).
+    The outermost range open on the launching thread at the call: the workload's ranges do not nest, and a library
+    may open its own inside them (cuEquivariance wraps each of its Triton launches in one), whose kernels are still
+    the call's. One sweep over each thread's range openings, calls and closings in time order (a range opened at
+    the call's instant encloses it, as does one closed at it). Where the launch call was not traced, the kernel's
+    own start places it: the last outermost range to open before the kernel started (the workload synchronizes
+    after every iteration, so iteration i's kernels run before range i + 1 opens).
     """
     found = np.full(len(kernels), -1)
     traced = kernels["api_start"].notna().to_numpy()
     if (~traced).any():
-        at = np.searchsorted(ranges["start"].to_numpy(), kernels["start"].to_numpy()[~traced], side="right") - 1
-        found[~traced] = at
+        outermost = np.flatnonzero(_outermost(ranges))
+        at = np.searchsorted(ranges["start"].to_numpy()[outermost], kernels["start"].to_numpy()[~traced],
+                             side="right") - 1
+        found[~traced] = np.where(at >= 0, outermost[np.maximum(at, 0)], -1)
     events = pd.concat([
         pd.DataFrame({"tid": ranges["tid"], "t": ranges["start"], "kind": 0, "item": np.arange(len(ranges))}),
         pd.DataFrame({"tid": kernels["tid"], "t": kernels["api_start"], "kind": 1,
@@ -69,10 +72,17 @@ def _enclosing(kernels: pd.DataFrame, ranges: pd.DataFrame) -> np.ndarray:
         if kind == 0:
             open_.append(item)
         elif kind == 2:
-            open_.remove(item)  # the last one opened, unless the ranges did not nest
+            open_.remove(item)
         else:
-            found[item] = open_[-1] if open_ else -1
+            found[item] = open_[0] if open_ else -1
     return found
+
+
+def _outermost(ranges: pd.DataFrame) -> np.ndarray:
+    """Whether each range (ordered by start) opened inside none on its thread: it starts after every earlier one
+    there has ended."""
+    latest_end = ranges.groupby("tid")["end"].transform(lambda end: end.cummax().shift())
+    return (latest_end.isna() | (ranges["start"] >= latest_end)).to_numpy()
 
 
 def _triple(kernels: pd.DataFrame, what: str) -> pd.Series:
