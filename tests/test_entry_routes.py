@@ -62,11 +62,34 @@ def test_the_paired_layernorm_takes_two_rows_a_block_from_1022_to_4093_columns(s
         assert contract.grid(spec.parse_label(shape))[0] == grid
 
 
+@pytest.mark.parametrize("shape, entry, grid", [("4096x768", "layernorm_any_width_three_pass_quads", 512),
+                                                ("1024x4096", "layernorm_any_width_three_pass_quads", 1024),
+                                                ("4099x770", "layernorm_any_width_three_pass", 513),
+                                                ("7x1021", "layernorm_any_width_three_pass", 1),
+                                                ("7x1022", "layernorm_any_width_three_pass_wide", 7),
+                                                ("4096x2050", "layernorm_any_width_three_pass_wide", 4096),
+                                                ("16411x3001", "layernorm_any_width_three_pass_wide", 16411),
+                                                ("3x9999", "layernorm_any_width_three_pass_wide", 3)])
+def test_the_three_pass_layernorm_takes_rows_past_1021_columns_off_the_quads_to_its_own_entry(shape, entry, grid):
+    """Where any_width_rows would hold the row a block (past NARROW, 1021 columns, layernorm_rows.cuh), the route
+    takes the three passes instead, a block a row at any width; narrower rows keep eight rows a block."""
+    from fieldnote.registry.ops import OPS
+
+    spec = OPS["layernorm"]
+    assert routed("layernorm", "layernorm_any_width_three_pass", shape) == entry
+    contract = spec.variant("layernorm_any_width_three_pass").contract
+    chosen = contract.route({}, spec.parse_label(shape)) or contract
+    assert chosen.grid(spec.parse_label(shape))[0] == grid
+
+
 @pytest.mark.parametrize("op, variant, entries", [
     ("gelu", "gelu_bias_sigmoid_flat4", {"gelu_bias_sigmoid_flat4", "gelu_bias_sigmoid_flat4_quads"}),
     ("layernorm", "layernorm_warp_row_any_width",
      {"layernorm_warp_row_any_width", "layernorm_warp_row_any_width_quads"}),
     ("layernorm", "layernorm_any_width_paired", {"layernorm_any_width_paired", "layernorm_any_width_paired_quads"}),
+    ("layernorm", "layernorm_any_width_three_pass", {"layernorm_any_width_three_pass",
+                                                     "layernorm_any_width_three_pass_quads",
+                                                     "layernorm_any_width_three_pass_wide"}),
 ])
 def test_the_cubin_holds_every_entry_the_route_can_pick(tmp_path, op, variant, entries):
     cubin = tmp_path / f"{variant}.cubin"

@@ -19,21 +19,4 @@
 
 #include "layernorm_rows.cuh"
 
-namespace {
-enum : int { THREADS = 256, QUADS = 8, SHARE = 2 };
-}  // namespace
-
-extern "C" __global__ void __launch_bounds__(THREADS)
-layernorm_any_width_paired(const float* __restrict__ x, const float* __restrict__ weight,
-                           const float* __restrict__ bias, float* __restrict__ y, int rows, int cols, float eps)
-{
-    lnrow::any_width_rows<THREADS, QUADS, SHARE>(x, weight, bias, y, rows, cols, eps);
-}
-
-extern "C" __global__ void __launch_bounds__(THREADS)
-layernorm_any_width_paired_quads(const float* __restrict__ x, const float* __restrict__ weight,
-                                 const float* __restrict__ bias, float* __restrict__ y, int rows, int cols,
-                                 float eps)
-{
-    lnrow::rows_in_registers<THREADS, QUADS, true>(x, weight, bias, y, rows, cols, eps);
-}
+LNROW_ANY_WIDTH_ENTRIES(layernorm_any_width_paired, 256, 8, 2)

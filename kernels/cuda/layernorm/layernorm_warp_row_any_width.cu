@@ -20,23 +20,4 @@
 
 #include "layernorm_rows.cuh"
 
-namespace {
-enum : int { THREADS = 256, QUADS = 8 };
-}  // namespace
-
-extern "C" __global__ void __launch_bounds__(THREADS)
-layernorm_warp_row_any_width(const float* __restrict__ x, const float* __restrict__ weight,
-                             const float* __restrict__ bias, float* __restrict__ y, int rows, int cols, float eps)
-{
-    lnrow::any_width_rows<THREADS, QUADS>(x, weight, bias, y, rows, cols, eps);
-}
-
-// The launcher's entry where cols % 4 == 0: layernorm_warp_row_registers' code alone (the same path inside the
-// kernel above ran 12% slower at 4096 x 768, scheduled with the skewed paths around it).
-extern "C" __global__ void __launch_bounds__(THREADS)
-layernorm_warp_row_any_width_quads(const float* __restrict__ x, const float* __restrict__ weight,
-                                   const float* __restrict__ bias, float* __restrict__ y, int rows, int cols,
-                                   float eps)
-{
-    lnrow::rows_in_registers<THREADS, QUADS, true>(x, weight, bias, y, rows, cols, eps);
-}
+LNROW_ANY_WIDTH_ENTRIES(layernorm_warp_row_any_width, 256, 8, 1)

@@ -129,6 +129,15 @@ ANY_WIDTH_PAIRED = dataclasses.replace(
     route=lambda t, s: PAIRED_QUADS if s["cols"] % 4 == 0 else None)
 
 
+# layernorm_warp_row_any_width's two entries, and rows of more than 1021 columns off the quad grid to a third:
+# layernorm_block256_3pass's three passes, a block a row (kernel notes of h200-003, section 10).
+THREE_PASS_QUADS = contract("layernorm_any_width_three_pass_quads", 256, wide_rows_a_block(1024, 8),
+                            at_most_8192_cols_in_quads)
+THREE_PASS_WIDE = contract("layernorm_any_width_three_pass_wide", 256, one_row_per_block, any_cols)
+ANY_WIDTH_THREE_PASS = dataclasses.replace(
+    contract("layernorm_any_width_three_pass", 256, rows_per_block(8), at_most_8192_cols_in_quads),
+    route=lambda t, s: THREE_PASS_QUADS if s["cols"] % 4 == 0 else THREE_PASS_WIDE if s["cols"] > 1021 else None)
+
 def work(s):
     return 4 * (2 * s["rows"] * s["cols"] + 2 * s["cols"]), 0  # memory-bound: the roofline is bandwidth
 
@@ -187,6 +196,10 @@ OP = Op(
                     "h200-003: layernorm_warp_row_any_width with two rows a block of two hundred fifty-six threads "
                     "where it took one, at the widths past a warp's reach that are not a multiple of four and that "
                     "half a block holds: twice the rows in flight on an SM on the same registers"),
+        KernelVariant("layernorm_any_width_three_pass", "layernorm", ANY_WIDTH_THREE_PASS,
+                    "h200-003: layernorm_warp_row_any_width, but rows past a warp's reach that are not a multiple "
+                    "of four take layernorm_block256_3pass's three passes in an entry of their own, whose few "
+                    "registers keep twice the rows in flight"),
         KernelVariant("layernorm_warp_row_registers", "layernorm", WARP_ROW_REGISTERS,
                     "h200-001: one warp per row (eight rows per block of two hundred fifty-six threads), the whole "
                     "row in registers with all its 128-bit loads in flight at once, mean then variance about it by "
