@@ -126,3 +126,23 @@ def test_split_k_slices_then_sums_to_the_product(label):
     (reduce,) = chosen.after
     assert reduce.grid(shape) == (-(-m * n // 1024), 1, 1)
     assert [int(v) for v in reduce.args({"partials": 0, "out": 0}, shape)[2:]] == [m * n // 4, splits]
+
+
+@pytest.mark.parametrize("label, entry, copies", [
+    ("256x256x256", "partials", False),   # split_k's slices where TMA reads the operands
+    ("512x512x512", "partials", False),
+    ("1024x1024x1024", "small", False),
+    ("4096x4096x4096", "large", False),
+    ("255x257x259", "small", True),       # padded's copies where it cannot
+    ("2047x2049x515", "large", True),
+    ("8x8x0", "fallback", False),
+])
+def test_padded_split_k_takes_the_route_that_led_at_each_kind_of_shape(label, entry, copies):
+    contract = OPS["matmul"].variant("matmul_3xtf32_wgmma_tma_padded_splitk").contract
+    tensors = {"a": Tensor(1 << 20), "b": Tensor(1 << 21), "out": Tensor(1 << 22)}
+    chosen = contract.route(tensors, OPS["matmul"].parse_label(label)) or contract
+    prefix = "matmul_3xtf32_wgmma_tma" if entry == "fallback" else "matmul_3xtf32_wgmma_tma_padded_splitk"
+    assert chosen.entry == f"{prefix}_{entry}"
+    assert [c.entry for c in chosen.before] == [f"{prefix}_copy"] * 2 * copies
+    if entry == "partials":
+        assert [c.entry for c in chosen.after] == [f"{prefix}_reduce"]

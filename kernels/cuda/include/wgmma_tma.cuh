@@ -522,6 +522,40 @@ __device__ __forceinline__ void matmul(const S& src, float* __restrict__ c, int 
     run<BM, STAGES, P, S>(src, Store{c, m, n}, k);
 }
 
+// dst (rows x ld) = src (rows x cols), columns cols .. ld - 1 zero; ld a multiple of 4. A thread writes one float4
+// of dst from four scalar reads of src (neighbouring threads, neighbouring addresses): the padded kernels' copies
+// of A and B into rows of 16-byte strides.
+__device__ __forceinline__ void copy_padded(const float* __restrict__ src, float* __restrict__ dst, int rows, int cols,
+                                            int ld)
+{
+    const long long quad = static_cast<long long>(blockIdx.x) * blockDim.x + threadIdx.x;
+    const int per_row = ld / 4;
+    if (quad >= static_cast<long long>(rows) * per_row) return;
+    const int r = static_cast<int>(quad / per_row), c = static_cast<int>(quad % per_row) * 4;
+    const float* from = src + static_cast<long long>(r) * cols + c;
+    float4 v;
+    v.x = c < cols ? __ldg(from) : 0.f;
+    v.y = c + 1 < cols ? __ldg(from + 1) : 0.f;
+    v.z = c + 2 < cols ? __ldg(from + 2) : 0.f;
+    v.w = c + 3 < cols ? __ldg(from + 3) : 0.f;
+    reinterpret_cast<float4*>(dst)[quad] = v;
+}
+
+// C = the split-K slices' partial products summed in order (the same bits every run, unlike atomics), one float4 a
+// thread.
+__device__ __forceinline__ void sum_slices(const float4* __restrict__ partials, float4* __restrict__ c, int quads,
+                                           int splits)
+{
+    const int q = blockIdx.x * blockDim.x + threadIdx.x;
+    if (q >= quads) return;
+    float4 sum = __ldg(partials + q);
+    for (int z = 1; z < splits; ++z) {
+        const float4 v = __ldg(partials + static_cast<long long>(z) * quads + q);
+        sum.x += v.x, sum.y += v.y, sum.z += v.z, sum.w += v.w;
+    }
+    c[q] = sum;
+}
+
 }  // namespace wgmma_tma
 
 // A variant's entry: kernel NAME, a BM x 128 tile, STAGES stages, then its wgmma_tma::Policy (commas and all), TMA
@@ -555,3 +589,19 @@ matmul_3xtf32_wgmma_tma_fallback(const float* __restrict__ a, const float* __res
             c + static_cast<long long>(blockIdx.z) * m * n, m, n, k);                                              \
     }
 
+// The padded kernels' copy (grid (ceil(rows * ld / 1024), 1, 1), block (256, 1, 1); arguments src, dst, rows,
+// cols, ld) and the split-K kernels' sum of the slices (grid (ceil(m n / 1024), 1, 1), block (256, 1, 1);
+// arguments partials, c, m n / 4, splits).
+#define WGMMA_TMA_COPY_ENTRY(NAME)                                                                                 \
+    extern "C" __global__ void __launch_bounds__(256)                                                              \
+        NAME(const float* __restrict__ src, float* __restrict__ dst, int rows, int cols, int ld)                   \
+    {                                                                                                              \
+        wgmma_tma::copy_padded(src, dst, rows, cols, ld);                                                          \
+    }
+
+#define WGMMA_TMA_REDUCE_ENTRY(NAME)                                                                               \
+    extern "C" __global__ void __launch_bounds__(256)                                                              \
+        NAME(const float4* __restrict__ partials, float4* __restrict__ c, int quads, int splits)                   \
+    {                                                                                                              \
+        wgmma_tma::sum_slices(partials, c, quads, splits);                                                         \
+    }

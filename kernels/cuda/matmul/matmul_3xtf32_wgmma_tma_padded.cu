@@ -21,21 +21,4 @@ WGMMA_TMA_ENTRY(matmul_3xtf32_wgmma_tma_padded_small, 64, 6, Adopted)
 
 WGMMA_TMA_ENTRY(matmul_3xtf32_wgmma_tma_padded_large, 128, 4, Adopted)
 
-// dst (rows x ld) = src (rows x cols), columns cols .. ld - 1 zero; ld a multiple of 4. A thread writes one float4
-// of dst from four scalar reads of src (neighbouring threads, neighbouring addresses).
-extern "C" __global__ void __launch_bounds__(256)
-matmul_3xtf32_wgmma_tma_padded_copy(const float* __restrict__ src, float* __restrict__ dst, int rows, int cols,
-    int ld)
-{
-    const long long quad = static_cast<long long>(blockIdx.x) * blockDim.x + threadIdx.x;
-    const int per_row = ld / 4;
-    if (quad >= static_cast<long long>(rows) * per_row) return;
-    const int r = static_cast<int>(quad / per_row), c = static_cast<int>(quad % per_row) * 4;
-    const float* from = src + static_cast<long long>(r) * cols + c;
-    float4 v;
-    v.x = c < cols ? __ldg(from) : 0.f;
-    v.y = c + 1 < cols ? __ldg(from + 1) : 0.f;
-    v.z = c + 2 < cols ? __ldg(from + 2) : 0.f;
-    v.w = c + 3 < cols ? __ldg(from + 3) : 0.f;
-    reinterpret_cast<float4*>(dst)[quad] = v;
-}
+WGMMA_TMA_COPY_ENTRY(matmul_3xtf32_wgmma_tma_padded_copy)

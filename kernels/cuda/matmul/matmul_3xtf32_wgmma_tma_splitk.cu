@@ -24,16 +24,4 @@ WGMMA_TMA_ENTRY(matmul_3xtf32_wgmma_tma_splitk_large, 128, 4, Adopted)
 
 WGMMA_TMA_BATCHED_ENTRY(matmul_3xtf32_wgmma_tma_splitk_partials, 64, 6, Adopted)
 
-extern "C" __global__ void __launch_bounds__(256)
-matmul_3xtf32_wgmma_tma_splitk_reduce(const float4* __restrict__ partials, float4* __restrict__ c, int quads,
-                                      int splits)
-{
-    const int q = blockIdx.x * blockDim.x + threadIdx.x;
-    if (q >= quads) return;
-    float4 sum = __ldg(partials + q);
-    for (int z = 1; z < splits; ++z) {
-        const float4 v = __ldg(partials + static_cast<long long>(z) * quads + q);
-        sum.x += v.x, sum.y += v.y, sum.z += v.z, sum.w += v.w;
-    }
-    c[q] = sum;
-}
+WGMMA_TMA_REDUCE_ENTRY(matmul_3xtf32_wgmma_tma_splitk_reduce)

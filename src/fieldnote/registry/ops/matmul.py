@@ -169,6 +169,18 @@ def split_k(prefix: str):
     return dataclasses.replace(plain[64], route=route)
 
 
+def padded_split_k(prefix: str):
+    """The route of matmul_3xtf32_wgmma_tma_padded_splitk: split_k's where TMA takes the operands as they lie (its
+    slices of K where the tiles leave SMs idle), padded's where it does not (the copies first)."""
+    split, pad = split_k(prefix), padded(prefix)
+
+    def route(t, s):
+        chosen = split.route(t, s)
+        return pad.route(t, s) if chosen is WGMMA_TMA_FALLBACK else chosen
+
+    return dataclasses.replace(split, route=route)
+
+
 # The 64x128 mainloop fed by cp.async from plain pointers, any shape: an attempt (docs/h200-002-kernel-notes.md).
 WGMMA_CPASYNC_64X128 = LaunchContract(entry="matmul_3xtf32_wgmma_cpasync_64x128", block=(384, 1, 1),
                                       grid=lambda s: (cdiv(s["n"], 128), cdiv(s["m"], 64), 1), args=abc_mnk,
@@ -216,6 +228,11 @@ WGMMA_TMA_VARIANTS = {v.name: v for v in [
                 "h200-002: matmul_3xtf32_wgmma_tma where its tiles fill the GPU; where they leave SMs idle, K cut "
                 "into slices of at least two steps, each slice's product a batch of the family's batched entry, "
                 "the slices then summed in order by a second kernel", arch_specific=True),
+    KernelVariant("matmul_3xtf32_wgmma_tma_padded_splitk", "matmul",
+                  padded_split_k("matmul_3xtf32_wgmma_tma_padded_splitk"),
+                  "h200-003: matmul_3xtf32_wgmma_tma_splitk where TMA reads the operands as they lie, "
+                  "matmul_3xtf32_wgmma_tma_padded where it cannot (the copies first): each shape the route that "
+                  "led there", arch_specific=True),
     KernelVariant("matmul_3xtf32_wgmma_tma", "matmul", WGMMA_TMA_64,
                 "h200-002: matmul_3xtf32_wgmma_tma_128x128_ws_chain2_trunc where its tiles fill the GPU, "
                 "matmul_3xtf32_wgmma_tma_64x128_ws_chain2_trunc where they do not, h200-001's mma.sync kernel "
