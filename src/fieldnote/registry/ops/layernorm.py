@@ -138,6 +138,7 @@ ANY_WIDTH_THREE_PASS = dataclasses.replace(
     contract("layernorm_any_width_three_pass", 256, rows_per_block(8), at_most_8192_cols_in_quads),
     route=lambda t, s: THREE_PASS_QUADS if s["cols"] % 4 == 0 else THREE_PASS_WIDE if s["cols"] > 1021 else None)
 
+
 def work(s):
     return 4 * (2 * s["rows"] * s["cols"] + 2 * s["cols"]), 0  # memory-bound: the roofline is bandwidth
 

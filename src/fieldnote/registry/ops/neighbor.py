@@ -37,6 +37,7 @@ CSR_ROW_FEATURE = LaunchContract(
     args=lambda t, s: (t["rowptr"], t["src"], t["weight"], t["x"], t["out"], i32(s["nodes"]), i32(s["features"])),
 )
 
+
 def feature_slices(width: int) -> LaunchContract:
     """neighbor_feature_slices<width>: a grid of rows a slice of `width` features, the slices along y."""
     return LaunchContract(
