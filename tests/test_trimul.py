@@ -82,9 +82,19 @@ def test_a_product_that_walks_its_tiles_has_a_tile_for_every_block_and_tiles_ove
                "trimul_project_out": shape["channels"], "trimul_out": shape["channels"]}
     pairs = shape["batch"] * shape["n"] ** 2
     walking = [step for step in steps(variant) if step.entry in WALKERS]
-    assert len(walking) == {"trimul_3xtf32_wgmma": 3, "trimul_3xtf32_wgmma_fused_out": 2}[variant.name]
+    count, cols = {"trimul_3xtf32_wgmma": (3, 128), "trimul_3xtf32_wgmma_fused_out": (2, 128),
+                   "trimul_3xtf32_wgmma_pingpong": (3, 64)}[variant.name]
+    assert len(walking) == count
     for step in walking:
         tiles_x, tiles = map(int, step.args(tensors, shape)[-2:])
         blocks = step.grid(shape)
         assert 1 <= blocks[0] <= tiles and blocks[1] == 1, (step.entry, blocks, tiles)
-        assert tiles_x * 128 >= columns[step.entry] and tiles // tiles_x * 128 >= pairs and tiles % tiles_x == 0
+        assert (tiles_x - 1) * cols < columns[step.entry] <= tiles_x * cols, (step.entry, tiles_x)
+        assert tiles // tiles_x * 128 >= pairs and tiles % tiles_x == 0
+
+
+@pytest.mark.parametrize("variant", VARIANTS, ids=lambda v: v.name)
+def test_every_step_asks_for_no_more_shared_memory_than_an_sm_90_block_may_have(variant):
+    """The walking products' rings (four stages of 48 KB; the ping-pong schedule's five of 40 KB and its two turns'
+    barriers) inside the 227 KB a block may opt into on the H100 and the H200."""
+    assert all(step.dynamic_shared_bytes <= 227 * 1024 for step in steps(variant))

@@ -3,8 +3,9 @@
 # kernels they replaced and the peers (the library peers included), where the change was made and where it was not
 # measured: the matmul's split-K route at its small sizes, the layer norm's three passes at widths no quad divides,
 # the batched wgmma triangle at the sweep's small shapes (the bench measured it from 256x32 up), and trimul at the
-# task's shapes. One bench a shape, every subject gated there first; torch.compile is left to the pipeline (its
-# autotuning would take most of the call). About four minutes.
+# task's shapes with the ping-pong schedule beside it (kernel notes, section 14). One bench a shape, every subject
+# gated there first; torch.compile is left to the pipeline (its autotuning would take most of the call). About four
+# minutes.
 #   source tools/device_env.sh && bash tools/h200_003_candidates.sh 2>&1 | tee $OUT/candidates.txt
 set -u
 bench() { timeout 100 python3 -m fieldnote.measure.bench "$@" 2>&1 | grep -E " us |DOES NOT|FAILED|check failed|rror"; }
@@ -19,5 +20,7 @@ for shape in n=64,channels=32 n=100,channels=32 n=128,channels=32 n=128,channels
   bench triangle triangle_3xtf32_wgmma triangle_smem_tile32x16 torch triton --shape $shape
 done
 for shape in batch=1,n=256,channels=128,hidden=128 batch=1,n=512,channels=128,hidden=128; do
-  bench trimul trimul_3xtf32_wgmma library torch --shape $shape
+  bench trimul trimul_3xtf32_wgmma_pingpong trimul_3xtf32_wgmma library torch --shape $shape
 done
+# the ping-pong products' counters at the seed shape: the tensor pipe, the stalls and L2's throughput section 14 names
+timeout 150 python3 -m fieldnote.measure.bench trimul trimul_3xtf32_wgmma_pingpong --counters 2>&1 | tail -40

@@ -1,7 +1,8 @@
 // The triangle multiplicative update's pieces that every trimul variant shares (kernels/cuda/trimul/*.cu, each
-// variant its output step's entries): the epilogues of the products and the entries of steps 1 to 5 (the weights'
-// transposes, the input LayerNorm, the gated input projections, the contraction, the output LayerNorm), as
-// trimul_3xtf32_wgmma.cu describes them.
+// variant its output steps' entries): the epilogues of the products, the entries of steps 1, 2, 4 and 5 (the
+// weights' transposes, the input LayerNorm, the contraction, the output LayerNorm) and the walking products' entries
+// as macros of a mainloop policy (step 3, the gated input projections; steps 6 and 7), as trimul_3xtf32_wgmma.cu
+// describes them.
 #pragma once
 #include "layernorm_rows.cuh"
 #include "wgmma_tma.cuh"
@@ -9,9 +10,12 @@
 namespace {
 
 using Adopted = wgmma_tma::Policy<true, 2, true>;
+// The walking products' consumers on alternate tiles of 128 x 64 (kernel notes of h200-003, section 14): a stage is
+// 40 KB, so five fit where the shared tiles take four.
+using PingPong = wgmma_tma::Policy<true, 2, true, true>;
 using wgmma_tma::TensorMap;
 
-enum : int { BM = 128, STAGES = 4, PAIRS = 32, MAX_HIDDEN = 256 };
+enum : int { BM = 128, STAGES = 4, PINGPONG_STAGES = 5, PAIRS = 32, MAX_HIDDEN = 256 };
 
 __device__ __forceinline__ float sigmoid(float v) { return 1.f / (1.f + __expf(-v)); }
 
@@ -163,15 +167,6 @@ trimul_norm_in(const float* __restrict__ x, const float* __restrict__ weight, co
     lnrow::store_row(v, mean, rstd, w4, b4, zz + flipped * cl, quads, lane);
 }
 
-extern "C" __global__ void __launch_bounds__(wgmma_tma::THREADS, 1)
-trimul_project_in(const __grid_constant__ TensorMap zz, const __grid_constant__ TensorMap w_in, float* __restrict__ a,
-                  float* __restrict__ b, const float* __restrict__ mask, int n, int channels, int hidden, int pairs,
-                  int ld, int kb, int kp, int tiles_x, int tiles)
-{
-    wgmma_tma::run<BM, STAGES, Adopted>(wgmma_tma::BatchedMaps{{zz, w_in}, pairs, 0, kp},
-                                        GateIn{a, b, mask, n, hidden, pairs, ld, kb}, channels, tiles_x, tiles);
-}
-
 WGMMA_TMA_BATCHED_ENTRY(trimul_product, BM, STAGES, Adopted)
 
 // A block 32 pairs of one batch by every hidden channel: t's planes read as runs of 32 pairs, each pair then
@@ -199,3 +194,31 @@ trimul_norm_out(const float* __restrict__ t, const float* __restrict__ weight, c
         for (int h = lane; h < hidden; h += 32) row[h] = fmaf((tile[h][p] - mean) * rstd, weight[h], bias[h]);
     }
 }
+
+// The walking products' entries, each variant's mainloop POLICY and its STAGES: step 3, the gated input projections
+// (a blockIdx.z a side), and steps 6 and 7, the output gate and the output projection.
+#define TRIMUL_PROJECT_IN_ENTRY(POLICY, STAGES_)                                                                    \
+    extern "C" __global__ void __launch_bounds__(wgmma_tma::THREADS, 1) trimul_project_in(                          \
+        const __grid_constant__ TensorMap zz, const __grid_constant__ TensorMap w_in, float* __restrict__ a,        \
+        float* __restrict__ b, const float* __restrict__ mask, int n, int channels, int hidden, int pairs, int ld,  \
+        int kb, int kp, int tiles_x, int tiles)                                                                     \
+    {                                                                                                               \
+        wgmma_tma::run<BM, STAGES_, POLICY>(wgmma_tma::BatchedMaps{{zz, w_in}, pairs, 0, kp},                       \
+                                            GateIn{a, b, mask, n, hidden, pairs, ld, kb}, channels, tiles_x, tiles); \
+    }
+
+#define TRIMUL_OUT_ENTRIES(POLICY, STAGES_)                                                                         \
+    extern "C" __global__ void __launch_bounds__(wgmma_tma::THREADS, 1)                                            \
+        trimul_gate_out(const __grid_constant__ TensorMap zz, const __grid_constant__ TensorMap gt,                 \
+                        float* __restrict__ out, int pairs, int channels, int tiles_x, int tiles)                   \
+    {                                                                                                               \
+        wgmma_tma::run<BM, STAGES_, POLICY>(wgmma_tma::Maps{zz, gt}, GateOut{out, pairs, channels}, channels,       \
+                                            tiles_x, tiles);                                                        \
+    }                                                                                                               \
+    extern "C" __global__ void __launch_bounds__(wgmma_tma::THREADS, 1)                                            \
+        trimul_project_out(const __grid_constant__ TensorMap tn, const __grid_constant__ TensorMap pt,              \
+                           float* __restrict__ out, int pairs, int channels, int hidden, int tiles_x, int tiles)    \
+    {                                                                                                               \
+        wgmma_tma::run<BM, STAGES_, POLICY>(wgmma_tma::Maps{tn, pt}, ProjectOut{out, pairs, channels}, hidden,      \
+                                            tiles_x, tiles);                                                        \
+    }

@@ -32,10 +32,10 @@ struct __align__(64) TensorMap {  // CUtensorMap, encoded on the host (launch.py
 
 enum : int { BN = 128, BK = 32, THREADS = 384 };  // registers: producer 40, consumers 232 (setmaxnreg, below)
 
-template <int BM, int STAGES>
+template <int BM, int STAGES, int COLS = BN>
 struct Layout {
     static constexpr int A_BYTES = BM * BK * 4;                // A's tile: BM rows of 128 bytes, swizzled
-    static constexpr int B_BYTES = BK * BN * 4;                // B's tile: four 32 x 32 boxes of 4096 bytes
+    static constexpr int B_BYTES = BK * COLS * 4;              // B's tile: COLS / 32 boxes of 32 x 32, 4096 bytes
     static constexpr int STAGE_BYTES = 2 * A_BYTES + B_BYTES;  // A (hi in place), A's lo, B
     static constexpr int SHARED = STAGES * STAGE_BYTES + 1024 + 3 * STAGES * 8;  // + alignment, barriers
 };
@@ -96,10 +96,14 @@ using wgmma_tf32::wgmma;
 //   TRUNCATE    false: A's hi rounded to TF32 and written back; true: hi left as loaded (the tensor core reads
 //               the top 19 bits of a TF32 operand) and lo = x - (x with its low 13 bits cleared), one tile
 //               written a stage instead of two.
-template <bool ISSUE_WARP_, int CHAIN_, bool TRUNCATE_>
+//   PINGPONG    false: the two consumer warpgroups share each BM x 128 tile, 64 columns each; true (blocks that
+//               walk their tiles, TMA only): a tile is BM x 64 and the consumers take the block's tiles in turn,
+//               one's products while the other runs its epilogue (CUTLASS's ping-pong schedule), each waiting for
+//               the other's mainloop to end before it starts its own (`turn`).
+template <bool ISSUE_WARP_, int CHAIN_, bool TRUNCATE_, bool PINGPONG_ = false>
 struct Policy {
     static_assert(CHAIN_ == 1 || CHAIN_ == 2, "a chain is one stage or two");
-    static constexpr bool ISSUE_WARP = ISSUE_WARP_, TRUNCATE = TRUNCATE_;
+    static constexpr bool ISSUE_WARP = ISSUE_WARP_, TRUNCATE = TRUNCATE_, PINGPONG = PINGPONG_;
     static constexpr int CHAIN = CHAIN_;
 };
 using Inline = Policy<false, 1, false>;  // h200-002's first two variants
@@ -152,15 +156,16 @@ __device__ __forceinline__ void finish(const E& epilogue, int row, int col, cons
 
 template <int BM, int STAGES, class P, class S>
 struct Block {
-    using L = Layout<BM, STAGES>;
-    static constexpr int ROWS = BM;
+    static constexpr int ROWS = BM, COLS = P::PINGPONG ? BN / 2 : BN;  // a tile: a consumer's columns or both's
+    using L = Layout<BM, STAGES, COLS>;
     static_assert(S::TMA || (P::ISSUE_WARP && !P::TRUNCATE), "cp.async loads take warps of their own and no TRUNCATE");
+    static_assert(S::TMA || !P::PINGPONG, "the ping-pong schedule is TMA's");
     // The producer warpgroup's threads: the first LOADERS issue loads, the rest split A's tile.
     static constexpr int LOADERS = S::TMA ? (P::ISSUE_WARP ? 32 : 0) : 64, SPLITTERS = 128 - LOADERS;
     // Who releases a stage: a lane per consumer warp where TMA refills it; where cp.async threads refill it, every
     // consumer thread, so that each thread's reads of B are ordered before the refill by its own arrival
     // (racecheck, tracking cp.async writes, reported the one-lane release as WAR hazards at K 520).
-    static constexpr int EMPTY_ARRIVALS = S::TMA ? 8 : THREADS - 128;
+    static constexpr int EMPTY_ARRIVALS = S::TMA ? (P::PINGPONG ? 4 : 8) : THREADS - 128;
     unsigned base;  // shared address of stage 0, 1024-aligned
     unsigned char* generic;
     int steps, row0, col0;
@@ -178,6 +183,9 @@ struct Block {
     __device__ unsigned full(int s) const { return base + STAGES * L::STAGE_BYTES + 8 * s; }
     __device__ unsigned ready(int s) const { return full(STAGES + s); }
     __device__ unsigned empty(int s) const { return full(2 * STAGES + s); }
+    // PINGPONG: consumer w's turn to run its mainloop, completed by the other's 128 threads as theirs ends; after
+    // the ring's barriers (the launch's shared memory holds two more: wgmma_tma_shared_bytes's `turns`).
+    __device__ unsigned turn(int w) const { return full(3 * STAGES + w); }
 
     __device__ void init() const
     {
@@ -185,6 +193,10 @@ struct Block {
             barrier_init(full(s), S::TMA ? 1 : LOADERS);
             barrier_init(ready(s), SPLITTERS);
             barrier_init(empty(s), EMPTY_ARRIVALS);
+        }
+        if constexpr (P::PINGPONG) {
+            barrier_init(turn(0), 128);
+            barrier_init(turn(1), 128);
         }
         asm volatile("fence.mbarrier_init.release.cluster;" ::: "memory");
     }
@@ -202,7 +214,7 @@ struct Block {
         arrive_expecting(full(at), L::A_BYTES + L::B_BYTES);
         tma_load(stage(at), src.a, k0, row0, full(at));
 #pragma unroll
-        for (int box = 0; box < BN / 32; ++box)
+        for (int box = 0; box < COLS / 32; ++box)
             tma_load(stage(at) + 2 * L::A_BYTES + 4096 * box, src.b, col0 + 32 * box, k0, full(at));
     }
 
@@ -213,7 +225,7 @@ struct Block {
         arrive_expecting(full(at), L::A_BYTES + L::B_BYTES);
         tma_load(stage(at), src.a, z * src.a_cols + k0, z * src.a_rows + row0, full(at));
 #pragma unroll
-        for (int box = 0; box < BN / 32; ++box)
+        for (int box = 0; box < COLS / 32; ++box)
             tma_load(stage(at) + 2 * L::A_BYTES + 4096 * box, src.b, col0 + 32 * box, z * src.b_rows + k0,
                      full(at));
     }
@@ -363,15 +375,21 @@ struct Block {
         }
     }
 
+    // Consumer w's mainloop and epilogue of the block's job-th tile. PINGPONG: a consumer's step waits on `full` and
+    // `ready` by the parity of that slot's use alone, which is sound only once every earlier use of the slot has
+    // completed; the turns make it so: the other consumer's mainloop on the tile before ended, every one of its
+    // waits passed, before this one's begins.
     template <class E>
-    __device__ void consume(const E& epilogue, int w, int tid) const
+    __device__ void consume(const E& epilogue, int w, int tid, int job) const
     {
         const int warp = tid / 32, lane = tid % 32, g = lane / 4, t = lane % 4;
         Consumer c;
-        c.chunk = 2 * w + warp / 2;                         // this warp's 32-column box of B
+        c.chunk = (P::PINGPONG ? 0 : 2 * w) + warp / 2;     // this warp's 32-column box of B
         c.col = 8 * (warp % 2) + 16 * (g / 4) + g % 4;      // fragment row g's column in the box; g + 8: +4
 #pragma unroll
         for (int i = 0; i < R; ++i) c.acc[i] = 0.f;
+        if constexpr (P::PINGPONG)
+            if (job > 0) wait(turn(w), ((job - 1) / 2) & 1);  // the other's tile job - 1: its mainloop has ended
         if (steps > 0) {  // k = 0: C is zeros
             wait(full(slot(0)), parity(0));
             wait(ready(slot(0)), parity(0));
@@ -384,9 +402,10 @@ struct Block {
             step<1, ONE, true>(c, s + 1);
         }
         if (s < steps) step<0, true, true>(c, s);
+        if constexpr (P::PINGPONG) arrive(turn(w ^ 1));
         // The accumulator of m64nBMk8: warp rows 16 warp + g + 8h (C's columns, permuted as loaded), register
         // 4i + 2h + e at wgmma column 8i + 2t + e (C's row).
-        const int n0 = col0 + 64 * w + 32 * (warp / 2) + c.col;
+        const int n0 = col0 + (P::PINGPONG ? 0 : 64 * w) + 32 * (warp / 2) + c.col;
         finish(epilogue, row0 + 2 * t, n0, c.acc);
     }
 };
@@ -419,16 +438,18 @@ struct Store {  // C, m x n, row-major: the matmul family's
 // grid of `tiles` tiles of its blockIdx.z from tile blockIdx.x on, gridDim.x at a time, so that the producer runs
 // ahead into the next tile's loads and splits while the consumers finish one (for products of few K steps, whose
 // blocks otherwise wait a load's latency and then their epilogue's, tile after tile: trimul's projections, K 128).
+// PINGPONG: the producer loads every tile of the block in turn, consumer w takes the block's tiles w, w + 2, ...
 template <bool PRODUCER, class B, class S, class E>
 __device__ __forceinline__ void walk(B block, int tiles_x, int tiles, const S& src, const E& epilogue, int wg, int tid)
 {
-    for (int tile = blockIdx.x;; tile += gridDim.x, block.first += block.steps) {
+    constexpr bool PINGPONG = B::COLS < BN;
+    for (int job = 0, tile = blockIdx.x;; ++job, tile += gridDim.x, block.first += block.steps) {
         if (tiles > 0) {
             if (tile >= tiles) return;
-            block.row0 = tile / tiles_x * B::ROWS, block.col0 = tile % tiles_x * BN;
+            block.row0 = tile / tiles_x * B::ROWS, block.col0 = tile % tiles_x * B::COLS;
         }
         if constexpr (PRODUCER) block.produce(src, tid);
-        else block.consume(epilogue, wg - 1, tid);
+        else if (!PINGPONG || job % 2 == wg - 1) block.consume(epilogue, wg - 1, tid, job);
         if (tiles == 0) return;
     }
 }
@@ -441,7 +462,7 @@ __device__ __forceinline__ B begin(int k)
     const unsigned raw = static_cast<unsigned>(__cvta_generic_to_shared(shared));
     const unsigned pad = (1024 - (raw & 1023)) & 1023;
     const B block{raw + pad, shared + pad, (k + BK - 1) / BK, static_cast<int>(blockIdx.y) * B::ROWS,
-                  static_cast<int>(blockIdx.x) * BN};
+                  static_cast<int>(blockIdx.x) * B::COLS};
     if (threadIdx.x == 0) block.init();
     __syncthreads();
     return block;
@@ -494,7 +515,8 @@ __device__ __forceinline__ void walk_two(B block, int tiles_x, int tiles, const 
         if (tile >= tiles) return;
         block.row0 = tile / tiles_x * B::ROWS, block.col0 = tile % tiles_x * BN;
         block.steps = ((pass ? k2 : k) + BK - 1) / BK;
-        if constexpr (!PRODUCER) block.consume(Either<E, E2>{epilogue, epilogue2, pass}, wg - 1, tid);
+        static_assert(B::COLS == BN, "two products a tile share it between the consumers");
+        if constexpr (!PRODUCER) block.consume(Either<E, E2>{epilogue, epilogue2, pass}, wg - 1, tid, job);
         else if (pass) block.produce(src2, tid);  // a call each: a Maps chosen at run time went to local memory
         else block.produce(src, tid);
     }

@@ -29,18 +29,5 @@
 // Steps 1 to 5 and the epilogues: kernels/cuda/include/trimul.cuh, shared with the other trimul variants.
 #include "trimul.cuh"
 
-extern "C" __global__ void __launch_bounds__(wgmma_tma::THREADS, 1)
-trimul_gate_out(const __grid_constant__ TensorMap zz, const __grid_constant__ TensorMap gt, float* __restrict__ out,
-                int pairs, int channels, int tiles_x, int tiles)
-{
-    wgmma_tma::run<BM, STAGES, Adopted>(wgmma_tma::Maps{zz, gt}, GateOut{out, pairs, channels}, channels, tiles_x,
-                                        tiles);
-}
-
-extern "C" __global__ void __launch_bounds__(wgmma_tma::THREADS, 1)
-trimul_project_out(const __grid_constant__ TensorMap tn, const __grid_constant__ TensorMap pt, float* __restrict__ out,
-                   int pairs, int channels, int hidden, int tiles_x, int tiles)
-{
-    wgmma_tma::run<BM, STAGES, Adopted>(wgmma_tma::Maps{tn, pt}, ProjectOut{out, pairs, channels}, hidden, tiles_x,
-                                        tiles);
-}
+TRIMUL_PROJECT_IN_ENTRY(Adopted, STAGES)
+TRIMUL_OUT_ENTRIES(Adopted, STAGES)

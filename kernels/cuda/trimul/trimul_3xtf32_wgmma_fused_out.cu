@@ -14,6 +14,8 @@
 // it was written, and the SMs fill once. Prediction in docs/h200-003-kernel-notes.md, section 6.
 #include "trimul.cuh"
 
+TRIMUL_PROJECT_IN_ENTRY(Adopted, STAGES)
+
 extern "C" __global__ void __launch_bounds__(wgmma_tma::THREADS, 1)
 trimul_out(const __grid_constant__ TensorMap zz, const __grid_constant__ TensorMap gt,
            const __grid_constant__ TensorMap tn, const __grid_constant__ TensorMap pt, float* __restrict__ out,

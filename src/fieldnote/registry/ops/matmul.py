@@ -68,11 +68,12 @@ def wgmma_tma(entry, bm, route=None, a="a", b="b"):
                           route=route or (lambda t, s: None if takes_tma(t, s) else WGMMA_TMA_FALLBACK))
 
 
-def wgmma_tma_shared_bytes(bm: int) -> int:
-    """The kernel's Layout<bm, STAGES[bm]>::SHARED: the stages (A's hi and lo tiles, B's), 1024 to align, the
-    barriers."""
-    stages = STAGES[bm]
-    return stages * (2 * bm * 128 + 32 * 128 * 4) + 1024 + 24 * stages
+def wgmma_tma_shared_bytes(bm: int, stages: int | None = None, cols: int = 128) -> int:
+    """A block's shared memory, Layout<bm, stages, cols>: the stages (A's hi and lo tiles, B's `cols` wide), 1024
+    to align, three barriers a stage; tiles of 64 columns are the ping-pong schedule's, with its two turns'
+    barriers. `stages` defaults to STAGES[bm]."""
+    stages = stages or STAGES[bm]
+    return stages * (2 * bm * 128 + 32 * cols * 4) + 1024 + 8 * (3 * stages + (2 if cols < 128 else 0))
 
 
 def tile_pair(prefix: str, **kwargs) -> dict[int, LaunchContract]:

@@ -101,6 +101,9 @@ def supports(s) -> str | None:
 
 
 WGMMA = dict(block=(384, 1, 1), dynamic_shared_bytes=wgmma_tma_shared_bytes(128))  # the matmul family's 128 x 128
+# trimul_3xtf32_wgmma_pingpong's walking products: tiles 128 x 64, five stages (trimul.cuh's PINGPONG_STAGES)
+PINGPONG_COLS, PINGPONG_STAGES = 64, 5
+PINGPONG = dict(block=(384, 1, 1), dynamic_shared_bytes=wgmma_tma_shared_bytes(128, PINGPONG_STAGES, PINGPONG_COLS))
 
 
 def a_map(tensor: str) -> TensorMap:
@@ -123,23 +126,26 @@ def weights_step(t, s):
 WALKERS = 132
 
 
-def tiles(columns: int, s) -> tuple[int, int]:
-    """(tiles across, tiles in all) of a product with a row per pair and `columns` columns, 128 x 128 a tile."""
-    across = cdiv(columns, 128)
+def tiles(columns: int, s, cols: int = 128) -> tuple[int, int]:
+    """(tiles across, tiles in all) of a product with a row per pair and `columns` columns, 128 x `cols` a tile."""
+    across = cdiv(columns, cols)
     return across, across * cdiv(sizes(s)["pairs"], 128)
 
 
-def walkers(columns, sides: int = 1):
+def walkers(columns, sides: int = 1, cols: int = 128):
     """The grid of a product that walks its tiles: as many blocks as the SMs take, split among `sides` (its
     blockIdx.z), none idle."""
-    return lambda s: (min(cdiv(WALKERS, sides), tiles(columns(s), s)[1]), 1, sides)
+    return lambda s: (min(cdiv(WALKERS, sides), tiles(columns(s), s, cols)[1]), 1, sides)
 
 
-def project_in(t, s):
-    e = sizes(s)
-    return (a_map("zz"), b_map("w_in"), t["a_packed"], t["b_packed"], t["mask"],
-            i32(s["n"]), i32(s["channels"]), i32(s["hidden"]), i32(e["pairs"]), i32(e["ld"]), i32(e["kb"]),
-            i32(e["kp"]), *map(i32, tiles(2 * s["hidden"], s)))
+def project_in(cols: int):
+    def args(t, s):
+        e = sizes(s)
+        return (a_map("zz"), b_map("w_in"), t["a_packed"], t["b_packed"], t["mask"],
+                i32(s["n"]), i32(s["channels"]), i32(s["hidden"]), i32(e["pairs"]), i32(e["ld"]), i32(e["kb"]),
+                i32(e["kp"]), *map(i32, tiles(2 * s["hidden"], s, cols)))
+
+    return args
 
 
 def product(t, s):
@@ -148,32 +154,45 @@ def product(t, s):
             i32(0), i32(e["kb"]))
 
 
-STEPS_BEFORE = (
-    LaunchContract(entry="trimul_weights", block=(256, 1, 1), args=weights_step,
-                   grid=lambda s: (min(cdiv(2 * sizes(s)["kp"] * sizes(s)["np"], 256), 1024), 1, 1)),
-    LaunchContract(entry="trimul_norm_in", block=(256, 1, 1), grid=lambda s: (cdiv(sizes(s)["pairs"], 8), 1, 1),
-                   args=lambda t, s: (t["x"], t["norm_in_weight"], t["norm_in_bias"], t["zz"],
-                                      i32(sizes(s)["pairs"]), i32(s["n"]), i32(s["channels"]), i32(sizes(s)["cl"]),
-                                      f32(EPS))),
-    LaunchContract(entry="trimul_project_in", args=project_in, **WGMMA,
-                   grid=walkers(lambda s: 2 * s["hidden"], sides=2)),
-)
+def steps_before(walking: dict, cols: int = 128) -> tuple[LaunchContract, ...]:
+    """Steps 1 to 3, the gated input projections' tiles 128 x `cols`, their block and shared memory `walking`."""
+    return (
+        LaunchContract(entry="trimul_weights", block=(256, 1, 1), args=weights_step,
+                       grid=lambda s: (min(cdiv(2 * sizes(s)["kp"] * sizes(s)["np"], 256), 1024), 1, 1)),
+        LaunchContract(entry="trimul_norm_in", block=(256, 1, 1), grid=lambda s: (cdiv(sizes(s)["pairs"], 8), 1, 1),
+                       args=lambda t, s: (t["x"], t["norm_in_weight"], t["norm_in_bias"], t["zz"],
+                                          i32(sizes(s)["pairs"]), i32(s["n"]), i32(s["channels"]),
+                                          i32(sizes(s)["cl"]), f32(EPS))),
+        LaunchContract(entry="trimul_project_in", args=project_in(cols), **walking,
+                       grid=walkers(lambda s: 2 * s["hidden"], sides=2, cols=cols)),
+    )
+
+
 NORM_OUT = LaunchContract(entry="trimul_norm_out", block=(256, 1, 1),
                           grid=lambda s: (cdiv(s["n"] * s["n"], 32), s["batch"], 1),
                           args=lambda t, s: (t["t"], t["norm_out_weight"], t["norm_out_bias"], t["tn"], i32(s["n"]),
                                              i32(s["hidden"]), i32(sizes(s)["hl"]), f32(EPS)))
-STEPS_AFTER = (
-    NORM_OUT,
-    LaunchContract(entry="trimul_gate_out", grid=walkers(lambda s: s["channels"]), **WGMMA,
-                   args=lambda t, s: (a_map("zz"), b_map("gt"), t["out"], i32(sizes(s)["pairs"]),
-                                      i32(s["channels"]), *map(i32, tiles(s["channels"], s)))),
-    LaunchContract(entry="trimul_project_out", grid=walkers(lambda s: s["channels"]), **WGMMA,
-                   args=lambda t, s: (a_map("tn"), b_map("pt"), t["out"], i32(sizes(s)["pairs"]),
-                                      i32(s["channels"]), i32(s["hidden"]), *map(i32, tiles(s["channels"], s)))),
-)
+
+
+def steps_after(walking: dict, cols: int = 128) -> tuple[LaunchContract, ...]:
+    """Steps 5 to 7, the output gate's and the output projection's tiles 128 x `cols`."""
+    def across(s):
+        return tiles(s["channels"], s, cols)
+
+    return (
+        NORM_OUT,
+        LaunchContract(entry="trimul_gate_out", grid=walkers(lambda s: s["channels"], cols=cols), **walking,
+                       args=lambda t, s: (a_map("zz"), b_map("gt"), t["out"], i32(sizes(s)["pairs"]),
+                                          i32(s["channels"]), *map(i32, across(s)))),
+        LaunchContract(entry="trimul_project_out", grid=walkers(lambda s: s["channels"], cols=cols), **walking,
+                       args=lambda t, s: (a_map("tn"), b_map("pt"), t["out"], i32(sizes(s)["pairs"]),
+                                          i32(s["channels"]), i32(s["hidden"]), *map(i32, across(s)))),
+    )
+
+
 WGMMA_PIPELINE = LaunchContract(
     entry="trimul_product", grid=lambda s: (cdiv(s["n"], 128), cdiv(s["n"], 128), sizes(s)["planes"]), args=product,
-    supports=supports, workspace=scratch, before=STEPS_BEFORE, after=STEPS_AFTER, **WGMMA)
+    supports=supports, workspace=scratch, before=steps_before(WGMMA), after=steps_after(WGMMA), **WGMMA)
 # trimul_3xtf32_wgmma_fused_out: the output gate and the output product in one launch, both into each tile of out
 FUSED_OUT_PIPELINE = dataclasses.replace(WGMMA_PIPELINE, after=(
     NORM_OUT,
@@ -182,6 +201,10 @@ FUSED_OUT_PIPELINE = dataclasses.replace(WGMMA_PIPELINE, after=(
                                       i32(sizes(s)["pairs"]), i32(s["channels"]), i32(s["hidden"]),
                                       *map(i32, tiles(s["channels"], s)))),
 ))
+# trimul_3xtf32_wgmma_pingpong: the walking products' consumers on alternate tiles of 128 x 64
+PINGPONG_PIPELINE = dataclasses.replace(WGMMA_PIPELINE, before=steps_before(PINGPONG, PINGPONG_COLS),
+                                        after=steps_after(PINGPONG, PINGPONG_COLS))
+
 
 def library_range(s: Shape) -> str | None:
     """cuEquivariance's gated GEMMs step through the channels and the hidden width in tiles of 16 to 64 and assert
@@ -222,6 +245,11 @@ OP = Op(
                       "h200-003: trimul_3xtf32_wgmma with its output gate and output product in one launch, each "
                       "tile of out taking both products through one ring, the gate's sigmoid written and read back by "
                       "the same thread, so that out is written once and the SMs fill once", arch_specific=True),
+        KernelVariant("trimul_3xtf32_wgmma_pingpong", "trimul", PINGPONG_PIPELINE,
+                      "h200-003: trimul_3xtf32_wgmma with its three walking products (the gated input projections, "
+                      "the output gate, the output projection) on the ping-pong schedule: tiles half as wide, the "
+                      "two consumer warpgroups taking them in turn, so that one issues its products while the other "
+                      "writes its epilogue", arch_specific=True),
     ]},
     library=Library("cuEquivariance", "cuequivariance-ops-torch-cu13", ARGS, library_range),  # TF32x3 mode
     # FP32 in and out; the cheapest honest implementation runs its products as three TF32 products on tensor cores
