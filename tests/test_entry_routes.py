@@ -82,8 +82,38 @@ def test_the_three_pass_layernorm_takes_rows_past_1021_columns_off_the_quads_to_
     assert chosen.grid(spec.parse_label(shape))[0] == grid
 
 
+@pytest.mark.parametrize("shape, entry, grid", [("4096x768", "layernorm_any_width_fitted_warp6", 512),
+                                                ("1024x128", "layernorm_any_width_fitted_warp1", 128),
+                                                ("4099x770", "layernorm_any_width_fitted_warp7", 513),
+                                                ("7x1021", "layernorm_any_width_fitted_warp8", 1),
+                                                ("7x1024", "layernorm_any_width_fitted_warp8", 1),
+                                                ("7x1022", "layernorm_any_width_fitted_block2", 7),
+                                                ("4096x2050", "layernorm_any_width_fitted_block3", 4096),
+                                                ("16411x3001", "layernorm_any_width_fitted_block3", 16411),
+                                                ("1024x4096", "layernorm_any_width_fitted_block4", 1024),
+                                                ("3x8189", "layernorm_any_width_fitted_block8", 3),
+                                                ("3x8193", "layernorm_any_width_fitted", 3)])
+def test_the_fitted_layernorm_holds_each_row_in_the_fewest_quads_a_lane_that_hold_it(shape, entry, grid):
+    """A warp a row while eight quads a lane hold it (a row off the quads spanning (cols + 6) / 4 of them), then a
+    block of 256 a row to eight quads a lane, then three passes: and every row fits the quads of its entry."""
+    from fieldnote.registry.ops import OPS
+    from fieldnote.registry.ops.layernorm import fitted_quads
+
+    spec = OPS["layernorm"]
+    s = spec.parse_label(shape)
+    assert routed("layernorm", "layernorm_any_width_fitted", shape) == entry
+    contract = spec.variant("layernorm_any_width_fitted").contract
+    chosen = contract.route({}, s) or contract
+    assert chosen.grid(s)[0] == grid
+    lanes, quads = (32, int(entry[-1])) if "warp" in entry else (256, int(entry[-1]) if "block" in entry else 0)
+    assert not quads or (quads - 1) * lanes < fitted_quads(s) <= quads * lanes
+
+
 @pytest.mark.parametrize("op, variant, entries", [
     ("gelu", "gelu_bias_sigmoid_flat4", {"gelu_bias_sigmoid_flat4", "gelu_bias_sigmoid_flat4_quads"}),
+    ("layernorm", "layernorm_any_width_fitted", {"layernorm_any_width_fitted",
+                                                 *(f"layernorm_any_width_fitted_warp{q}" for q in range(1, 9)),
+                                                 *(f"layernorm_any_width_fitted_block{q}" for q in range(2, 9))}),
     ("layernorm", "layernorm_warp_row_any_width",
      {"layernorm_warp_row_any_width", "layernorm_warp_row_any_width_quads"}),
     ("layernorm", "layernorm_any_width_paired", {"layernorm_any_width_paired", "layernorm_any_width_paired_quads"}),

@@ -383,6 +383,47 @@ __device__ __forceinline__ void three_pass_row(const float* __restrict__ x, cons
     for (int c = tid; c < cols; c += THREADS) yr[c] = fmaf(((xr[c] - shift) - mean) * rstd, weight[c], bias[c]);
 }
 
+
+// Rows whose registers fit their width (layernorm_any_width_fitted): QUADS quads a lane, the fewest that hold the
+// row, so that a thread holds no registers the row leaves empty and more rows are in flight on an SM. A warp a row
+// (THREADS / 32 rows a block): the row's aligned quads where x, y, weight and bias allow, the quads that cover it
+// where x and y are aligned, else three scalar passes.
+template <int THREADS, int QUADS>
+__device__ __forceinline__ void fitted_warp_rows(const float* __restrict__ x, const float* __restrict__ weight,
+                                                 const float* __restrict__ bias, float* __restrict__ y, int rows,
+                                                 int cols, float eps)
+{
+    const int lane = threadIdx.x % 32, row = blockIdx.x * (THREADS / 32) + threadIdx.x / 32;
+    if (row >= rows) return;  // whole warps only
+    const long long base = static_cast<long long>(row) * cols;
+    if ((cols & 3) == 0 && aligned16(x, y, weight, bias))
+        warp_row<QUADS>(x + base, weight, bias, y + base, cols, lane, 1.f / cols, eps);
+    else if (aligned16(x, y, x, y))
+        skewed_row<32, QUADS>(x, weight, bias, y, base, static_cast<long long>(rows) * cols, cols, lane, eps,
+                              [](float s) { return warp_sum(s); });
+    else
+        scalar_row(x + base, weight, bias, y + base, cols, lane, 1.f / cols, eps);
+}
+
+// A block of THREADS a row (grid: one block a row), the same three paths.
+template <int THREADS, int QUADS>
+__device__ __forceinline__ void fitted_block_row(const float* __restrict__ x, const float* __restrict__ weight,
+                                                 const float* __restrict__ bias, float* __restrict__ y, int rows,
+                                                 int cols, float eps)
+{
+    __shared__ float partial[THREADS / 32];
+    const int row = blockIdx.x;
+    if ((cols & 3) == 0 && aligned16(x, y, weight, bias))
+        wide_row<THREADS, QUADS>(x, reinterpret_cast<const float4*>(weight), reinterpret_cast<const float4*>(bias), y,
+                                 cols, eps, row);
+    else if (aligned16(x, y, x, y))
+        skewed_row<THREADS, QUADS>(x, weight, bias, y, static_cast<long long>(row) * cols,
+                                   static_cast<long long>(rows) * cols, cols, threadIdx.x, eps,
+                                   [&](float s) { return block_sum<THREADS / 32>(s, partial); });
+    else
+        three_pass_row<THREADS>(x, weight, bias, y, rows, cols, eps);
+}
+
 }  // namespace lnrow
 
 // The two entries of an any-width layer norm: NAME for rows off the quad grid (any_width_rows, SHARE rows a block
@@ -400,4 +441,22 @@ __device__ __forceinline__ void three_pass_row(const float* __restrict__ x, cons
                      float* __restrict__ y, int rows, int cols, float eps)                                         \
     {                                                                                                              \
         lnrow::rows_in_registers<THREADS, QUADS, true>(x, weight, bias, y, rows, cols, eps);                       \
+    }
+
+// layernorm_any_width_fitted's entries for QUADS quads a lane: NAME_warpQUADS (a warp a row, eight rows a block) and
+// NAME_blockQUADS (a block of 256 a row).
+#define LNROW_FITTED_WARP_ENTRY(NAME, QUADS)                                                                        \
+    extern "C" __global__ void __launch_bounds__(256)                                                              \
+        NAME##_warp##QUADS(const float* __restrict__ x, const float* __restrict__ weight,                          \
+                           const float* __restrict__ bias, float* __restrict__ y, int rows, int cols, float eps)   \
+    {                                                                                                              \
+        lnrow::fitted_warp_rows<256, QUADS>(x, weight, bias, y, rows, cols, eps);                                  \
+    }
+
+#define LNROW_FITTED_BLOCK_ENTRY(NAME, QUADS)                                                                       \
+    extern "C" __global__ void __launch_bounds__(256)                                                              \
+        NAME##_block##QUADS(const float* __restrict__ x, const float* __restrict__ weight,                         \
+                            const float* __restrict__ bias, float* __restrict__ y, int rows, int cols, float eps)  \
+    {                                                                                                              \
+        lnrow::fitted_block_row<256, QUADS>(x, weight, bias, y, rows, cols, eps);                                  \
     }

@@ -37,7 +37,8 @@ struct Layout {
     static constexpr int A_BYTES = BM * BK * 4;                // A's tile: BM rows of 128 bytes, swizzled
     static constexpr int B_BYTES = BK * COLS * 4;              // B's tile: COLS / 32 boxes of 32 x 32, 4096 bytes
     static constexpr int STAGE_BYTES = 2 * A_BYTES + B_BYTES;  // A (hi in place), A's lo, B
-    static constexpr int SHARED = STAGES * STAGE_BYTES + 1024 + 3 * STAGES * 8;  // + alignment, barriers
+    // + alignment, three barriers a stage and, tiles of 64 columns (PINGPONG), the two turns
+    static constexpr int SHARED = STAGES * STAGE_BYTES + 1024 + 8 * (3 * STAGES + (COLS < BN ? 2 : 0));
 };
 
 __device__ __forceinline__ void barrier_init(unsigned bar, unsigned count)
@@ -313,6 +314,7 @@ struct Block {
         float acc[R], part[R], raw[4][4];
         unsigned hi[2][4][4], lo[2][4][4];  // the fragments of two stages: one in flight while the next is split
         int chunk, col;
+        unsigned handoff;  // PINGPONG: the other consumer's turn, given as this one's last products are issued
     };
 
     // Stage s: split the fetched fragments into set Q, issue its 12 wgmma into the partial tile (from zero at a
@@ -363,6 +365,10 @@ struct Block {
     {
         issue<Q>(c, s, !FIRST);
         if constexpr (LAST) {
+            // PINGPONG: every wait of this tile has passed, so the other consumer may issue its products under the
+            // drain of these and their sum (CUTLASS's ping-pong gives the turn there too)
+            if constexpr (P::PINGPONG)
+                if (s + 1 == steps) arrive(c.handoff);
             asm volatile("wgmma.wait_group.sync.aligned 0;" ::: "memory");
             if constexpr (!FIRST) release<Q ^ 1>(c, s - 1);
             release<Q>(c, s);
@@ -377,8 +383,8 @@ struct Block {
 
     // Consumer w's mainloop and epilogue of the block's job-th tile. PINGPONG: a consumer's step waits on `full` and
     // `ready` by the parity of that slot's use alone, which is sound only once every earlier use of the slot has
-    // completed; the turns make it so: the other consumer's mainloop on the tile before ended, every one of its
-    // waits passed, before this one's begins.
+    // completed; the turns make it so: the other consumer issued its last products on the tile before, every one
+    // of its waits passed, before this one's mainloop begins.
     template <class E>
     __device__ void consume(const E& epilogue, int w, int tid, int job) const
     {
@@ -388,8 +394,9 @@ struct Block {
         c.col = 8 * (warp % 2) + 16 * (g / 4) + g % 4;      // fragment row g's column in the box; g + 8: +4
 #pragma unroll
         for (int i = 0; i < R; ++i) c.acc[i] = 0.f;
+        c.handoff = turn(w ^ 1);
         if constexpr (P::PINGPONG)
-            if (job > 0) wait(turn(w), ((job - 1) / 2) & 1);  // the other's tile job - 1: its mainloop has ended
+            if (job > 0) wait(turn(w), ((job - 1) / 2) & 1);  // the other's tile job - 1: its waits have passed
         if (steps > 0) {  // k = 0: C is zeros
             wait(full(slot(0)), parity(0));
             wait(ready(slot(0)), parity(0));
@@ -402,7 +409,8 @@ struct Block {
             step<1, ONE, true>(c, s + 1);
         }
         if (s < steps) step<0, true, true>(c, s);
-        if constexpr (P::PINGPONG) arrive(turn(w ^ 1));
+        if constexpr (P::PINGPONG)
+            if (steps == 0) arrive(c.handoff);  // no products: the turn passes at once
         // The accumulator of m64nBMk8: warp rows 16 warp + g + 8h (C's columns, permuted as loaded), register
         // 4i + 2h + e at wgmma column 8i + 2t + e (C's row).
         const int n0 = col0 + (P::PINGPONG ? 0 : 64 * w) + 32 * (warp / 2) + c.col;
@@ -541,6 +549,7 @@ __device__ __forceinline__ void run_two(const S& src, const E& epilogue, int k, 
 template <int BM, int STAGES, class P = Inline, class S = Maps>
 __device__ __forceinline__ void matmul(const S& src, float* __restrict__ c, int m, int n, int k)
 {
+    static_assert(!P::PINGPONG, "the ping-pong schedule takes the tiles of a walk (run's `tiles`)");
     run<BM, STAGES, P, S>(src, Store{c, m, n}, k);
 }
 

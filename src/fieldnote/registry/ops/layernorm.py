@@ -139,6 +139,32 @@ ANY_WIDTH_THREE_PASS = dataclasses.replace(
     route=lambda t, s: THREE_PASS_QUADS if s["cols"] % 4 == 0 else THREE_PASS_WIDE if s["cols"] > 1021 else None)
 
 
+def fitted_quads(s) -> int:
+    """The quads a row of layernorm_any_width_fitted spans: cols / 4 in quads, else (cols + 6) / 4, as a row that
+    starts three floats into a quad spans."""
+    return s["cols"] // 4 if s["cols"] % 4 == 0 else (s["cols"] + 6) // 4
+
+
+# Each row's registers fitted to its width: a warp a row with the fewest quads a lane that hold it (up to eight), a
+# block of 256 a row past that (up to eight quads a lane), three passes wider (kernel notes of h200-003, section 15).
+FITTED_WARP = {q: contract(f"layernorm_any_width_fitted_warp{q}", 256, rows_per_block(8), any_cols)
+               for q in range(1, 9)}
+FITTED_BLOCK = {q: contract(f"layernorm_any_width_fitted_block{q}", 256, one_row_per_block, any_cols)
+                for q in range(2, 9)}
+
+
+def fitted_route(t, s):
+    quads = fitted_quads(s)
+    if quads <= 32 * 8:
+        return FITTED_WARP[max(1, cdiv(quads, 32))]
+    return FITTED_BLOCK[cdiv(quads, 256)] if quads <= 256 * 8 else None
+
+
+# The cubin's own entry, three passes a block a row, takes the rows wider than the fitted entries hold.
+ANY_WIDTH_FITTED = dataclasses.replace(contract("layernorm_any_width_fitted", 256, one_row_per_block, any_cols),
+                                       route=fitted_route)
+
+
 def work(s):
     return 4 * (2 * s["rows"] * s["cols"] + 2 * s["cols"]), 0  # memory-bound: the roofline is bandwidth
 
@@ -201,6 +227,10 @@ OP = Op(
                     "h200-003: layernorm_warp_row_any_width, but rows past a warp's reach that are not a multiple "
                     "of four take layernorm_block256_3pass's three passes in an entry of their own, whose few "
                     "registers keep twice the rows in flight"),
+        KernelVariant("layernorm_any_width_fitted", "layernorm", ANY_WIDTH_FITTED,
+                    "h200-003: each row in registers by the fewest quads a lane that hold it, a warp a row to eight "
+                    "quads a lane and a block a row past that, so that a thread holds no register its row leaves "
+                    "empty and more rows are in flight on an SM; three passes past eight quads a lane of a block"),
         KernelVariant("layernorm_warp_row_registers", "layernorm", WARP_ROW_REGISTERS,
                     "h200-001: one warp per row (eight rows per block of two hundred fifty-six threads), the whole "
                     "row in registers with all its 128-bit loads in flight at once, mean then variance about it by "
