@@ -15,6 +15,10 @@
 //   block-wide reductions wait with half the SM's threads idle. Fitted, a 4096-wide row takes four quads a lane
 //   (about 36 registers, six or seven blocks an SM) and 3001 three, read once (layernorm_any_width_three_pass read
 //   it three times). Prediction in docs/h200-003-kernel-notes.md, section 15.
+//
+// Measured (an H100, kernel notes of h200-003, section 16): 3% faster than the three passes at 16411x3001, 9%
+//   slower at 4096x2050, level at 16384x4096, 11% slower at 4096x768: the registers were not what held the rows
+//   back. Not adopted: kept as the registry's measured attempt.
 #include "layernorm_rows.cuh"
 
 LNROW_FITTED_WARP_ENTRY(layernorm_any_width_fitted, 1)
