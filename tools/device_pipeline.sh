@@ -19,8 +19,11 @@ start=$SECONDS
 echo "cores $(nproc)" > "$OUT/cpu.txt"
 (while :; do echo "$(date +%s) $(head -1 /proc/stat)"; sleep 5; done) >> "$OUT/cpu.txt" & sampler=$!
 trap 'kill "$sampler" 2>/dev/null' EXIT  # stopped however the script ends
-# the greedy scheduler: the ILP one needs pulp, 16 MB of the call's 64 MiB carry (envs/prepare-gpu.sh leaves it out)
-timeout -k 10 -s INT "$limit" snakemake --cores 14 --scheduler greedy --keep-going --rerun-incomplete "results/$ns.tar.gz" \
+# the greedy scheduler: the ILP one needs pulp, 16 MB of the call's 64 MiB carry (envs/prepare-gpu.sh leaves it out).
+# SECONDS bounds the whole script: Snakemake stops 50 s before it (its 10 s to die included), so that the state of a
+# run cut short is saved before the call's own limit (a state of 23 MiB and the logs took about 30 s on an H100;
+# without the margin a cut run lost its call, runbook 65)
+timeout -k 10 -s INT "$((limit - 50))" snakemake --cores 14 --scheduler greedy --keep-going --rerun-incomplete "results/$ns.tar.gz" \
     > "$OUT/snakemake.log" 2>&1
 echo "snakemake rc=$? after $((SECONDS - start)) s"
 kill "$sampler" && wait "$sampler" 2>/dev/null
