@@ -63,7 +63,7 @@ def copy_project_config(tmp_path):
 def test_an_unknown_namespace_is_one_line_with_the_likeliest_and_the_known_ones(project):
     run = snakemake(project, "--cores", "1", "results/mage-066")
     assert run.returncode != 0 and "Traceback" not in run.stderr
-    known = "h100-002r, h200-001, h200-002, mage-001, mage-002, mage-003, mage-006"
+    known = "h100-002r, h100-003, h200-001, h200-002, mage-001, mage-002, mage-003, mage-006"
     said = [line for line in run.stderr.splitlines() if line.startswith("fieldnote:")]
     assert said == [line for line in said if line.startswith(
         f"fieldnote: unknown namespace 'mage-066' (did you mean 'mage-006'? known: {known}")] and len(said) == 1, said
