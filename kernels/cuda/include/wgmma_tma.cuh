@@ -100,7 +100,7 @@ using wgmma_tf32::wgmma;
 //   PINGPONG    false: the two consumer warpgroups share each BM x 128 tile, 64 columns each; true (blocks that
 //               walk their tiles, TMA only): a tile is BM x 64 and the consumers take the block's tiles in turn,
 //               one's products while the other runs its epilogue (CUTLASS's ping-pong schedule), each waiting for
-//               the other's mainloop to end before it starts its own (`turn`).
+//               the other's last products to be issued before it starts its mainloop (`turn`).
 template <bool ISSUE_WARP_, int CHAIN_, bool TRUNCATE_, bool PINGPONG_ = false>
 struct Policy {
     static_assert(CHAIN_ == 1 || CHAIN_ == 2, "a chain is one stage or two");
@@ -184,8 +184,8 @@ struct Block {
     __device__ unsigned full(int s) const { return base + STAGES * L::STAGE_BYTES + 8 * s; }
     __device__ unsigned ready(int s) const { return full(STAGES + s); }
     __device__ unsigned empty(int s) const { return full(2 * STAGES + s); }
-    // PINGPONG: consumer w's turn to run its mainloop, completed by the other's 128 threads as theirs ends; after
-    // the ring's barriers (the launch's shared memory holds two more: wgmma_tma_shared_bytes's `turns`).
+    // PINGPONG: consumer w's turn to run its mainloop, completed by the other's 128 threads as they issue their
+    // tile's last products; after the ring's barriers (wgmma_tma_shared_bytes counts two more for 64 columns).
     __device__ unsigned turn(int w) const { return full(3 * STAGES + w); }
 
     __device__ void init() const
