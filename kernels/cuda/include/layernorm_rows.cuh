@@ -383,7 +383,6 @@ __device__ __forceinline__ void three_pass_row(const float* __restrict__ x, cons
     for (int c = tid; c < cols; c += THREADS) yr[c] = fmaf(((xr[c] - shift) - mean) * rstd, weight[c], bias[c]);
 }
 
-
 // Rows whose registers fit their width (layernorm_any_width_fitted): QUADS quads a lane, the fewest that hold the
 // row, so that a thread holds no registers the row leaves empty and more rows are in flight on an SM. A warp a row
 // (THREADS / 32 rows a block): the row's aligned quads where x, y, weight and bias allow, the quads that cover it
