@@ -388,7 +388,7 @@ __device__ __forceinline__ void three_pass_row(const float* __restrict__ x, cons
 // (THREADS / 32 rows a block): the row's aligned quads where x, y, weight and bias allow, the quads that cover it
 // where x and y are aligned, else three scalar passes.
 template <int THREADS, int QUADS>
-__device__ __forceinline__ void fitted_warp_rows(const float* __restrict__ x, const float* __restrict__ weight,
+__device__ __forceinline__ void fitted_warp(const float* __restrict__ x, const float* __restrict__ weight,
                                                  const float* __restrict__ bias, float* __restrict__ y, int rows,
                                                  int cols, float eps)
 {
@@ -406,7 +406,7 @@ __device__ __forceinline__ void fitted_warp_rows(const float* __restrict__ x, co
 
 // A block of THREADS a row (grid: one block a row), the same three paths.
 template <int THREADS, int QUADS>
-__device__ __forceinline__ void fitted_block_row(const float* __restrict__ x, const float* __restrict__ weight,
+__device__ __forceinline__ void fitted_block(const float* __restrict__ x, const float* __restrict__ weight,
                                                  const float* __restrict__ bias, float* __restrict__ y, int rows,
                                                  int cols, float eps)
 {
@@ -442,20 +442,12 @@ __device__ __forceinline__ void fitted_block_row(const float* __restrict__ x, co
         lnrow::rows_in_registers<THREADS, QUADS, true>(x, weight, bias, y, rows, cols, eps);                       \
     }
 
-// layernorm_any_width_fitted's entries for QUADS quads a lane: NAME_warpQUADS (a warp a row, eight rows a block) and
-// NAME_blockQUADS (a block of 256 a row).
-#define LNROW_FITTED_WARP_ENTRY(NAME, QUADS)                                                                        \
+// layernorm_any_width_fitted's entry NAME_KINDQUADS for QUADS quads a lane: KIND warp (a warp a row, eight rows a
+// block) or block (a block of 256 a row).
+#define LNROW_FITTED_ENTRY(NAME, KIND, QUADS)                                                                       \
     extern "C" __global__ void __launch_bounds__(256)                                                              \
-        NAME##_warp##QUADS(const float* __restrict__ x, const float* __restrict__ weight,                          \
-                           const float* __restrict__ bias, float* __restrict__ y, int rows, int cols, float eps)   \
+        NAME##_##KIND##QUADS(const float* __restrict__ x, const float* __restrict__ weight,                        \
+                             const float* __restrict__ bias, float* __restrict__ y, int rows, int cols, float eps) \
     {                                                                                                              \
-        lnrow::fitted_warp_rows<256, QUADS>(x, weight, bias, y, rows, cols, eps);                                  \
-    }
-
-#define LNROW_FITTED_BLOCK_ENTRY(NAME, QUADS)                                                                       \
-    extern "C" __global__ void __launch_bounds__(256)                                                              \
-        NAME##_block##QUADS(const float* __restrict__ x, const float* __restrict__ weight,                         \
-                            const float* __restrict__ bias, float* __restrict__ y, int rows, int cols, float eps)  \
-    {                                                                                                              \
-        lnrow::fitted_block_row<256, QUADS>(x, weight, bias, y, rows, cols, eps);                                  \
+        lnrow::fitted_##KIND<256, QUADS>(x, weight, bias, y, rows, cols, eps);                                     \
     }
