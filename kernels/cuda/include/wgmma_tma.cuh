@@ -136,6 +136,7 @@ struct Pointers {
     const float* __restrict__ a;
     const float* __restrict__ b;
     int m, n, k;
+    int from = 0, to = 1 << 30;  // the block's slice of K, [from, min(k, to)): split-K in a cluster (below)
 };
 
 __device__ __forceinline__ void copy4(unsigned dst, const float* src, bool in)
@@ -233,19 +234,19 @@ struct Block {
 
     __device__ void load(const Pointers& src, int q, int loader) const
     {
-        const int at = slot(q), k0 = q * BK;
+        const int at = slot(q), k0 = src.from + q * BK, end = min(src.k, src.to);
         if (reused(q)) wait(empty(at), released(q));
 #pragma unroll 4
         for (int j = 0; j < BM * BK / LOADERS; ++j) {  // a warp copies a 128-byte row of A
             const int e = loader + LOADERS * j, r = e / BK, col = e % BK;
-            const bool in = row0 + r < src.m && k0 + col < src.k;
+            const bool in = row0 + r < src.m && k0 + col < end;
             copy4(stage(at) + swizzled(r, col), in ? src.a + static_cast<long long>(row0 + r) * src.k + k0 + col : src.a,
                   in);
         }
 #pragma unroll 4
         for (int j = 0; j < BK * BN / LOADERS; ++j) {  // and a 128-byte piece of a row of B
             const int e = loader + LOADERS * j, kr = e / BN, col = e % BN;
-            const bool in = k0 + kr < src.k && col0 + col < src.n;
+            const bool in = k0 + kr < end && col0 + col < src.n;
             copy4(stage(at) + 2 * L::A_BYTES + 4096 * (col / 32) + swizzled(kr, col % 32),
                   in ? src.b + static_cast<long long>(k0 + kr) * src.n + col0 + col : src.b, in);
         }
@@ -462,37 +463,165 @@ __device__ __forceinline__ void walk(B block, int tiles_x, int tiles, const S& s
     }
 }
 
-// The block of a launch: the ring at the start of dynamic shared memory, 1024-aligned, initialized.
-template <class B>
-__device__ __forceinline__ B begin(int k)
+// Dynamic shared memory from its first 1024-aligned byte: the ring's start, as a shared address and a pointer.
+struct Shared {
+    unsigned addr;
+    unsigned char* generic;
+};
+
+__device__ __forceinline__ Shared aligned_shared()
 {
     extern __shared__ unsigned char shared[];
     const unsigned raw = static_cast<unsigned>(__cvta_generic_to_shared(shared));
     const unsigned pad = (1024 - (raw & 1023)) & 1023;
-    const B block{raw + pad, shared + pad, (k + BK - 1) / BK, static_cast<int>(blockIdx.y) * B::ROWS,
+    return {raw + pad, shared + pad};
+}
+
+// The block of a launch: the ring at the start of dynamic shared memory, 1024-aligned, initialized.
+template <class B>
+__device__ __forceinline__ B begin(int k)
+{
+    const Shared at = aligned_shared();
+    const B block{at.addr, at.generic, (k + BK - 1) / BK, static_cast<int>(blockIdx.y) * B::ROWS,
                   static_cast<int>(blockIdx.x) * B::COLS};
     if (threadIdx.x == 0) block.init();
     __syncthreads();
     return block;
 }
 
-template <int BM, int STAGES, class P, class S, class E>
-__device__ __forceinline__ void run(const S& src, const E& epilogue, int k, int tiles_x = 1, int tiles = 0)
+struct Alone {  // run's finale where the block's tile is its own: nothing after the roles' work
+    __device__ void producer() const {}
+    __device__ void consumer(int) const {}
+};
+
+template <int BM, int STAGES, class P, class S, class E, class F = Alone>
+__device__ __forceinline__ void run(const S& src, const E& epilogue, int k, int tiles_x = 1, int tiles = 0,
+                                    const F& finale = F{})
 {
     using B = Block<BM, STAGES, P, S>;
     const B block = begin<B>(k);
     const int wg = threadIdx.x / 128, tid = threadIdx.x % 128;
     // Registers: 128 x 40 + 256 x 232 <= 64 Ki; the cp.async loaders' address arithmetic spills below 64, so
-    // there 128 x 64 + 256 x 216. ptxas gives the code a setmaxnreg dominates its count: each role's work is inside.
+    // there 128 x 64 + 256 x 216. ptxas gives the code a setmaxnreg dominates its count: each role's work, the
+    // finale's included, is inside.
     if (wg == 0) {
         if constexpr (S::TMA) asm volatile("setmaxnreg.dec.sync.aligned.u32 40;");
         else asm volatile("setmaxnreg.dec.sync.aligned.u32 64;");
         walk<true>(block, tiles_x, tiles, src, epilogue, wg, tid);
+        finale.producer();
     } else {
         if constexpr (S::TMA) asm volatile("setmaxnreg.inc.sync.aligned.u32 232;");
         else asm volatile("setmaxnreg.inc.sync.aligned.u32 216;");
         walk<false>(block, tiles_x, tiles, src, epilogue, wg, tid);
+        finale.consumer(threadIdx.x - 128);
     }
+}
+
+// Split-K in one launch: the SPLITS blocks of a cluster (1, 1, SPLITS) take the slices of K of one tile, rank z the
+// z-th. Each stashes its partial tile in its own shared memory; after the cluster's barrier each sums a SPLITS-th of
+// the tile's rows over every block's stash (distributed shared memory, in rank order: the same bits every run) into
+// C, and a second barrier keeps each stash alive until the others have read it. No partials in global memory and
+// no second kernel: where the tiles leave most SMs idle (256^3: 8 tiles), those are most of split-K's time.
+namespace cluster {
+
+__device__ __forceinline__ void sync()  // every thread of the cluster's blocks; not aligned: the roles diverge
+{
+    asm volatile("barrier.cluster.arrive.release;\nbarrier.cluster.wait.acquire;" ::: "memory");
+}
+
+__device__ __forceinline__ int rank()
+{
+    int r;
+    asm volatile("mov.u32 %0, %%cluster_ctarank;" : "=r"(r));
+    return r;
+}
+
+// The float4 at shared address `addr` of the cluster's block `rank`.
+__device__ __forceinline__ float4 load(unsigned addr, int rank)
+{
+    unsigned remote;
+    float4 v;
+    asm volatile("mapa.shared::cluster.u32 %0, %1, %2;" : "=r"(remote) : "r"(addr), "r"(rank));
+    asm volatile("ld.shared::cluster.v4.f32 {%0, %1, %2, %3}, [%4];"
+                 : "=f"(v.x), "=f"(v.y), "=f"(v.z), "=f"(v.w)
+                 : "r"(remote)
+                 : "memory");
+    return v;
+}
+
+}  // namespace cluster
+
+// A stash row's floats: four past the tile's, so that the four lanes of a fragment column (rows 2t apart) write
+// four banks apart.
+enum : int { STASH_LD = BN + 4 };
+
+struct Stash {  // the consumers' epilogue in a cluster: the partial tile into the block's stash, tile-relative
+    float* tile;
+    int row0, col0;
+    __device__ __forceinline__ void operator()(int row, int col, const float* v) const
+    {
+#pragma unroll
+        for (int h = 0; h < 2; ++h)
+#pragma unroll
+            for (int e = 0; e < 2; ++e) tile[(row - row0 + e) * STASH_LD + col - col0 + 4 * h] = v[2 * h + e];
+    }
+};
+
+template <int BM, int SPLITS>
+struct ClusterSum {  // run's finale in a cluster: the two barriers, and between them the consumers' sum
+    unsigned stash;  // this block's, a shared address
+    float* __restrict__ c;
+    int m, n, row0, col0;
+
+    __device__ void producer() const
+    {
+        cluster::sync();
+        cluster::sync();
+    }
+
+    __device__ void consumer(int tid) const
+    {
+        constexpr int ROWS = BM / SPLITS, QUADS = ROWS * BN / 4;
+        cluster::sync();
+        const int first = cluster::rank() * ROWS;
+        for (int q = tid; q < QUADS; q += THREADS - 128) {
+            const int r = first + q / (BN / 4), col = 4 * (q % (BN / 4));
+            const unsigned at = stash + 4 * (r * STASH_LD + col);
+            float4 sum = cluster::load(at, 0);
+#pragma unroll
+            for (int z = 1; z < SPLITS; ++z) {
+                const float4 v = cluster::load(at, z);
+                sum.x += v.x, sum.y += v.y, sum.z += v.z, sum.w += v.w;
+            }
+            const float v[4] = {sum.x, sum.y, sum.z, sum.w};
+            if (row0 + r < m)
+#pragma unroll
+                for (int j = 0; j < 4; ++j)
+                    if (col0 + col + j < n) c[static_cast<long long>(row0 + r) * n + col0 + col + j] = v[j];
+        }
+        cluster::sync();
+    }
+};
+
+// The shared memory of a block of split_in_cluster: the ring (Layout's), then its stash 256 bytes past the ring's end.
+template <int BM, int STAGES>
+struct ClusterLayout {
+    static constexpr int STASH = STAGES * Layout<BM, STAGES>::STAGE_BYTES + 256;
+    static constexpr int SHARED = Layout<BM, STAGES>::SHARED + 256 + BM * STASH_LD * 4;
+};
+
+// C = A B with A and B as they lie (any shape: Pointers), block (x, y)'s tile summed over the cluster's SPLITS
+// slices of K of `slice` each (a multiple of BK), slice blockIdx.z.
+template <int BM, int STAGES, int SPLITS, class P>
+__device__ __forceinline__ void split_in_cluster(const float* __restrict__ a, const float* __restrict__ b,
+                                                 float* __restrict__ c, int m, int n, int k, int slice)
+{
+    using L = ClusterLayout<BM, STAGES>;
+    const Shared at = aligned_shared();
+    const int from = blockIdx.z * slice, row0 = blockIdx.y * BM, col0 = blockIdx.x * BN;
+    run<BM, STAGES, P>(Pointers{a, b, m, n, k, from, from + slice},
+                       Stash{reinterpret_cast<float*>(at.generic + L::STASH), row0, col0}, max(0, min(k - from, slice)),
+                       1, 0, ClusterSum<BM, SPLITS>{at.addr + L::STASH, c, m, n, row0, col0});
 }
 
 // Two products into each tile, one after the other through the same ring, each with its own operands, K and
@@ -597,6 +726,18 @@ __device__ __forceinline__ void sum_slices(const float4* __restrict__ partials, 
              float* __restrict__ c, int m, int n, int k)                                                           \
     {                                                                                                              \
         wgmma_tma::matmul<BM, STAGES, __VA_ARGS__>(wgmma_tma::Maps{map_a, map_b}, c, m, n, k);                      \
+    }
+
+// Split-K in a cluster of SPLITS blocks (wgmma_tma::split_in_cluster): kernel NAME, 64 x 128 tiles, STAGES stages,
+// then its wgmma_tma::Policy (cp.async's: an issuing warp, no TRUNCATE); grid (ceil(n / 128), ceil(m / 64),
+// SPLITS), block (384, 1, 1), dynamic shared memory ClusterLayout<64, STAGES>::SHARED; arguments a, b, c, m, n, k,
+// and each slice's K, a multiple of 32.
+#define WGMMA_TMA_CLUSTER_ENTRY(NAME, STAGES, SPLITS, ...)                                                        \
+    extern "C" __global__ void __cluster_dims__(1, 1, SPLITS) __launch_bounds__(wgmma_tma::THREADS, 1)            \
+        NAME(const float* __restrict__ a, const float* __restrict__ b, float* __restrict__ c, int m, int n, int k,    \
+             int slice)                                                                                            \
+    {                                                                                                              \
+        wgmma_tma::split_in_cluster<64, STAGES, SPLITS, __VA_ARGS__>(a, b, c, m, n, k, slice);                     \
     }
 
 // In every cubin of the family, for the shapes TMA cannot take (a row of A or B not a 16-byte stride): h200-001's

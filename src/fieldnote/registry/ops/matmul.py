@@ -182,6 +182,38 @@ def padded_split_k(prefix: str):
     return dataclasses.replace(split, route=route)
 
 
+# split_in_cluster's stages: a slice is a few K steps
+CLUSTER_STAGES = 4
+
+
+def cluster_splits(s) -> int:
+    """The blocks of a cluster matmul_3xtf32_wgmma_cluster_splitk gives a tile: 8, 4 or 2 (8 is CUDA's portable
+    most), the most its 64x128 tiles leave SMs for and K has steps for; 1, no cluster."""
+    steps, tiles = cdiv(s["k"], 32), cdiv(s["m"], 64) * cdiv(s["n"], 128)
+    return next((splits for splits in (8, 4, 2) if splits <= steps and tiles * splits <= multiprocessors()), 1)
+
+
+def cluster_split_k(prefix: str):
+    """The route of matmul_3xtf32_wgmma_cluster_splitk: where `cluster_splits` > 1, one launch of a cluster whose
+    blocks take a tile's slices of K from A and B as they lie and sum them through distributed shared memory;
+    elsewhere padded_split_k's."""
+    def slice_k(s):
+        return cdiv(cdiv(s["k"], 32), cluster_splits(s)) * 32
+
+    shared = wgmma_tma_shared_bytes(64, CLUSTER_STAGES) + 256 + 64 * 132 * 4  # ClusterLayout<64, 4>::SHARED
+    clusters = {splits: LaunchContract(
+        entry=f"{prefix}_cluster{splits}", block=(384, 1, 1),
+        grid=lambda s, splits=splits: (cdiv(s["n"], 128), cdiv(s["m"], 64), splits),
+        args=lambda t, s: (*abc_mnk(t, s), i32(slice_k(s))), dynamic_shared_bytes=shared) for splits in (2, 4, 8)}
+    fallback = padded_split_k(prefix)
+
+    def route(t, s):
+        splits = cluster_splits(s)
+        return clusters[splits] if splits > 1 else fallback.route(t, s)
+
+    return dataclasses.replace(fallback, route=route)
+
+
 # The 64x128 mainloop fed by cp.async from plain pointers, any shape: an attempt (docs/h200-002-kernel-notes.md).
 WGMMA_CPASYNC_64X128 = LaunchContract(entry="matmul_3xtf32_wgmma_cpasync_64x128", block=(384, 1, 1),
                                       grid=lambda s: (cdiv(s["n"], 128), cdiv(s["m"], 64), 1), args=abc_mnk,
@@ -234,6 +266,12 @@ WGMMA_TMA_VARIANTS = {v.name: v for v in [
                   "h200-003: matmul_3xtf32_wgmma_tma_splitk where TMA reads the operands as they lie, "
                   "matmul_3xtf32_wgmma_tma_padded where it cannot (the copies first): each shape the route that "
                   "led there", arch_specific=True),
+    KernelVariant("matmul_3xtf32_wgmma_cluster_splitk", "matmul",
+                  cluster_split_k("matmul_3xtf32_wgmma_cluster_splitk"),
+                  "h200-003: where the tiles leave most SMs idle, one launch: the blocks of a cluster take one "
+                  "tile's slices of K, read A and B as they lie with cp.async, and sum their partial tiles through "
+                  "distributed shared memory in rank order; elsewhere matmul_3xtf32_wgmma_tma_padded_splitk",
+                  arch_specific=True),
     KernelVariant("matmul_3xtf32_wgmma_tma", "matmul", WGMMA_TMA_64,
                 "h200-002: matmul_3xtf32_wgmma_tma_128x128_ws_chain2_trunc where its tiles fill the GPU, "
                 "matmul_3xtf32_wgmma_tma_64x128_ws_chain2_trunc where they do not, h200-001's mma.sync kernel "
