@@ -10,8 +10,10 @@ for lib in libdw libelf; do
   rm -f ".gpu/nsys-lib/$lib.so.1"
   cp ".gpu/nsys-lib/$lib-0.188.so" ".gpu/nsys-lib/$lib.so.1"
 done
-# The library peers (pyproject's `peers` extra): their wheels alone, the machine has what they need (torch, triton).
-python3 -m pip download -q --no-deps -d .gpu/wheels "liger-kernel==0.8.5" "nvidia-cutlass==4.2.0.0" 2>&1 | grep -v '^WARNING: Location' || true
+# Liger (the layer norm's library peer, pyproject's `peers` extra): its wheel alone, the machine has what it needs
+# (torch, triton). CUTLASS's and cuEquivariance's are packed smaller in .peers/ (envs/prepare-peers.sh).
+python3 -m pip download -q --no-deps -d .gpu/wheels "liger-kernel==0.8.5" 2>&1 | grep -v '^WARNING: Location' || true
+rm -f .gpu/wheels/nvidia_cutlass-*.whl
 # Snakemake's ILP scheduler's solver (pulp, 16 MB with its CBC binaries for three systems): the device calls use
 # --scheduler greedy, and the room goes to cuEquivariance's packed files (envs/prepare-peers.sh) in the same call
 rm -f .gpu/wheels/pulp-*.whl

@@ -136,7 +136,6 @@ struct Pointers {
     const float* __restrict__ a;
     const float* __restrict__ b;
     int m, n, k;
-    int from = 0, to = 1 << 30;  // the block's slice of K, [from, min(k, to)): split-K in a cluster (below)
 };
 
 __device__ __forceinline__ void copy4(unsigned dst, const float* src, bool in)
@@ -234,19 +233,19 @@ struct Block {
 
     __device__ void load(const Pointers& src, int q, int loader) const
     {
-        const int at = slot(q), k0 = src.from + q * BK, end = min(src.k, src.to);
+        const int at = slot(q), k0 = q * BK;
         if (reused(q)) wait(empty(at), released(q));
 #pragma unroll 4
         for (int j = 0; j < BM * BK / LOADERS; ++j) {  // a warp copies a 128-byte row of A
             const int e = loader + LOADERS * j, r = e / BK, col = e % BK;
-            const bool in = row0 + r < src.m && k0 + col < end;
+            const bool in = row0 + r < src.m && k0 + col < src.k;
             copy4(stage(at) + swizzled(r, col), in ? src.a + static_cast<long long>(row0 + r) * src.k + k0 + col : src.a,
                   in);
         }
 #pragma unroll 4
         for (int j = 0; j < BK * BN / LOADERS; ++j) {  // and a 128-byte piece of a row of B
             const int e = loader + LOADERS * j, kr = e / BN, col = e % BN;
-            const bool in = k0 + kr < end && col0 + col < src.n;
+            const bool in = k0 + kr < src.k && col0 + col < src.n;
             copy4(stage(at) + 2 * L::A_BYTES + 4096 * (col / 32) + swizzled(kr, col % 32),
                   in ? src.b + static_cast<long long>(k0 + kr) * src.n + col0 + col : src.b, in);
         }
@@ -610,16 +609,16 @@ struct ClusterLayout {
     static constexpr int SHARED = Layout<BM, STAGES>::SHARED + 256 + BM * STASH_LD * 4;
 };
 
-// C = A B with A and B as they lie (any shape: Pointers), block (x, y)'s tile summed over the cluster's SPLITS
-// slices of K of `slice` each (a multiple of BK), slice blockIdx.z.
+// C = A B from TMA maps of A and B (rows of 16-byte strides), block (x, y)'s tile summed over the cluster's SPLITS
+// slices of K of `slice` each (a multiple of BK), slice blockIdx.z as a batch of BatchedMaps.
 template <int BM, int STAGES, int SPLITS, class P>
-__device__ __forceinline__ void split_in_cluster(const float* __restrict__ a, const float* __restrict__ b,
-                                                 float* __restrict__ c, int m, int n, int k, int slice)
+__device__ __forceinline__ void split_in_cluster(const TensorMap& map_a, const TensorMap& map_b, float* __restrict__ c,
+                                                 int m, int n, int k, int slice)
 {
     using L = ClusterLayout<BM, STAGES>;
     const Shared at = aligned_shared();
     const int from = blockIdx.z * slice, row0 = blockIdx.y * BM, col0 = blockIdx.x * BN;
-    run<BM, STAGES, P>(Pointers{a, b, m, n, k, from, from + slice},
+    run<BM, STAGES, P>(BatchedMaps{{map_a, map_b}, 0, slice, slice},
                        Stash{reinterpret_cast<float*>(at.generic + L::STASH), row0, col0}, max(0, min(k - from, slice)),
                        1, 0, ClusterSum<BM, SPLITS>{at.addr + L::STASH, c, m, n, row0, col0});
 }
@@ -729,15 +728,15 @@ __device__ __forceinline__ void sum_slices(const float4* __restrict__ partials, 
     }
 
 // Split-K in a cluster of SPLITS blocks (wgmma_tma::split_in_cluster): kernel NAME, 64 x 128 tiles, STAGES stages,
-// then its wgmma_tma::Policy (cp.async's: an issuing warp, no TRUNCATE); grid (ceil(n / 128), ceil(m / 64),
-// SPLITS), block (384, 1, 1), dynamic shared memory ClusterLayout<64, STAGES>::SHARED; arguments a, b, c, m, n, k,
-// and each slice's K, a multiple of 32.
+// then its wgmma_tma::Policy; grid (ceil(n / 128), ceil(m / 64), SPLITS), block (384, 1, 1), dynamic shared memory
+// ClusterLayout<64, STAGES>::SHARED; arguments TMA maps of A (box 64 x 32) and B (box 32 x 32), c, m, n, k, and
+// each slice's K, a multiple of 32.
 #define WGMMA_TMA_CLUSTER_ENTRY(NAME, STAGES, SPLITS, ...)                                                        \
     extern "C" __global__ void __cluster_dims__(1, 1, SPLITS) __launch_bounds__(wgmma_tma::THREADS, 1)            \
-        NAME(const float* __restrict__ a, const float* __restrict__ b, float* __restrict__ c, int m, int n, int k,    \
-             int slice)                                                                                            \
+        NAME(const __grid_constant__ wgmma_tma::TensorMap map_a, const __grid_constant__ wgmma_tma::TensorMap map_b, \
+             float* __restrict__ c, int m, int n, int k, int slice)                                                \
     {                                                                                                              \
-        wgmma_tma::split_in_cluster<64, STAGES, SPLITS, __VA_ARGS__>(a, b, c, m, n, k, slice);                     \
+        wgmma_tma::split_in_cluster<64, STAGES, SPLITS, __VA_ARGS__>(map_a, map_b, c, m, n, k, slice);             \
     }
 
 // In every cubin of the family, for the shapes TMA cannot take (a row of A or B not a 16-byte stride): h200-001's

@@ -105,9 +105,9 @@ WGMMA_TMA_64 = dataclasses.replace(_ADOPTED_TILES[64], route=by_tiles)
 WGMMA_TMA_LARGE = _ADOPTED_TILES[128]
 
 
-def padded(prefix: str):
-    """The route of matmul_3xtf32_wgmma_tma_padded: as by_tiles where TMA can go; elsewhere (k > 0) a copy of A
-    and of B into scratch rows of 16-byte strides first, then the same tiles on the copies."""
+def on_copies(prefix: str, contract: LaunchContract) -> LaunchContract:
+    """`contract` (whose TMA maps read "a16" and "b16") after a copy of A and of B into scratch rows of 16-byte
+    strides: for shapes whose rows TMA cannot read as they lie."""
     def copy(source, target, rows, cols):
         return LaunchContract(entry=f"{prefix}_copy", block=(256, 1, 1),
                               grid=lambda s: (cdiv(s[rows] * round_up(s[cols], 4), 1024), 1, 1),
@@ -117,10 +117,15 @@ def padded(prefix: str):
     def scratch(s):
         return {"a16": (s["m"], round_up(s["k"], 4)), "b16": (s["k"], round_up(s["n"], 4))}
 
+    return dataclasses.replace(contract, workspace=scratch,
+                               before=(copy("a", "a16", "m", "k"), copy("b", "b16", "k", "n")))
+
+
+def padded(prefix: str):
+    """The route of matmul_3xtf32_wgmma_tma_padded: as by_tiles where TMA can go; elsewhere (k > 0) a copy of A
+    and of B into scratch rows of 16-byte strides first, then the same tiles on the copies."""
     plain = tile_pair(prefix)
-    copied = {bm: dataclasses.replace(contract, workspace=scratch,
-                                      before=(copy("a", "a16", "m", "k"), copy("b", "b16", "k", "n")))
-              for bm, contract in tile_pair(prefix, a="a16", b="b16").items()}
+    copied = {bm: on_copies(prefix, contract) for bm, contract in tile_pair(prefix, a="a16", b="b16").items()}
 
     def route(t, s):
         if s["k"] == 0:
@@ -195,21 +200,28 @@ def cluster_splits(s) -> int:
 
 def cluster_split_k(prefix: str):
     """The route of matmul_3xtf32_wgmma_cluster_splitk: where `cluster_splits` > 1, one launch of a cluster whose
-    blocks take a tile's slices of K from A and B as they lie and sum them through distributed shared memory;
-    elsewhere padded_split_k's."""
+    blocks take a tile's slices of K and sum them through distributed shared memory (after the copies where TMA
+    cannot read A and B as they lie); elsewhere padded_split_k's."""
     def slice_k(s):
         return cdiv(cdiv(s["k"], 32), cluster_splits(s)) * 32
 
-    shared = wgmma_tma_shared_bytes(64, CLUSTER_STAGES) + 256 + 64 * 132 * 4  # ClusterLayout<64, 4>::SHARED
-    clusters = {splits: LaunchContract(
-        entry=f"{prefix}_cluster{splits}", block=(384, 1, 1),
-        grid=lambda s, splits=splits: (cdiv(s["n"], 128), cdiv(s["m"], 64), splits),
-        args=lambda t, s: (*abc_mnk(t, s), i32(slice_k(s))), dynamic_shared_bytes=shared) for splits in (2, 4, 8)}
+    def in_cluster(splits, a="a", b="b"):
+        return LaunchContract(
+            entry=f"{prefix}_cluster{splits}", block=(384, 1, 1),
+            grid=lambda s: (cdiv(s["n"], 128), cdiv(s["m"], 64), splits),
+            args=lambda t, s: (TensorMap(a, (64, 32)), TensorMap(b, (32, 32)), t["out"], i32(s["m"]), i32(s["n"]),
+                               i32(s["k"]), i32(slice_k(s))),
+            dynamic_shared_bytes=wgmma_tma_shared_bytes(64, CLUSTER_STAGES) + 256 + 64 * 132 * 4)  # ClusterLayout
+
+    clusters = {splits: in_cluster(splits) for splits in (2, 4, 8)}
+    copied = {splits: on_copies(prefix, in_cluster(splits, "a16", "b16")) for splits in (2, 4, 8)}
     fallback = padded_split_k(prefix)
 
     def route(t, s):
         splits = cluster_splits(s)
-        return clusters[splits] if splits > 1 else fallback.route(t, s)
+        if splits == 1:
+            return fallback.route(t, s)
+        return clusters[splits] if takes_tma(t, s) else copied[splits]
 
     return dataclasses.replace(fallback, route=route)
 
@@ -268,9 +280,10 @@ WGMMA_TMA_VARIANTS = {v.name: v for v in [
                   "led there", arch_specific=True),
     KernelVariant("matmul_3xtf32_wgmma_cluster_splitk", "matmul",
                   cluster_split_k("matmul_3xtf32_wgmma_cluster_splitk"),
-                  "h200-003: where the tiles leave most SMs idle, one launch: the blocks of a cluster take one "
-                  "tile's slices of K, read A and B as they lie with cp.async, and sum their partial tiles through "
-                  "distributed shared memory in rank order; elsewhere matmul_3xtf32_wgmma_tma_padded_splitk",
+                  "h200-003: where the tiles leave most SMs idle, the blocks of a cluster take one tile's slices of "
+                  "K through TMA (after the padded copies where rows are no 16-byte stride) and sum their partial "
+                  "tiles through distributed shared memory in rank order, one launch and no partials in global "
+                  "memory; elsewhere matmul_3xtf32_wgmma_tma_padded_splitk",
                   arch_specific=True),
     KernelVariant("matmul_3xtf32_wgmma_tma", "matmul", WGMMA_TMA_64,
                 "h200-002: matmul_3xtf32_wgmma_tma_128x128_ws_chain2_trunc where its tiles fill the GPU, "
