@@ -83,4 +83,23 @@ def test_the_tiles_follow_the_wave(monkeypatch, n, channels, entry):
     assert chosen.entry == f"triangle_3xtf32_wgmma_{entry}"
     bm = 128 if entry == "large" else 64
     assert chosen.grid(s) == (-(-n // 128), -(-n // bm), channels)
-    assert chosen.workspace is triangle.packed and chosen.before == triangle.PACK_STEPS
+    assert chosen.workspace is triangle.packed
+    assert [step.entry for step in chosen.before] == ["triangle_3xtf32_wgmma_pack"] * 2
+
+
+@pytest.mark.parametrize("n, channels, entry", [(7, 5, "tile"), (64, 32, "tile"), (128, 24, "tile"),
+                                                (129, 32, "small"), (200, 24, "small"), (512, 32, "large")])
+def test_by_size_takes_the_tiles_where_they_led_and_the_batched_product_past_them(monkeypatch, n, channels, entry):
+    from fieldnote.registry.ops import matmul
+
+    monkeypatch.setattr(matmul, "multiprocessors", lambda: 132)
+    s = {"n": n, "channels": channels}
+    contract = OPS["triangle"].variant("triangle_by_size").contract
+    chosen = contract.route({}, s) or contract
+    assert chosen.entry == f"triangle_by_size_{entry}"
+    tiled = OPS["triangle"].variant("triangle_smem_tile32x16").contract
+    if entry == "tile":
+        assert (chosen.grid(s), chosen.block, chosen.before, chosen.after) == (tiled.grid(s), tiled.block, (), ())
+    else:
+        assert [step.entry for step in (*chosen.before, *chosen.after)] == [
+            "triangle_by_size_pack", "triangle_by_size_pack", "triangle_by_size_unpack"]

@@ -59,26 +59,19 @@ def packed(s) -> dict[str, tuple[int, int]]:
             "batches": (c * n, n)}
 
 
-def pack(source: str, target: str, rows, swap: int) -> LaunchContract:
-    """A step of triangle_3xtf32_wgmma: `source` (n x n x channels) into `target`, a channel's rows after another."""
+def pack(prefix: str, source: str, target: str, rows, swap: int) -> LaunchContract:
+    """A step of the batched product (`prefix`'s cubin): `source` (n x n x channels) into `target`, a channel's rows
+    after another."""
     return LaunchContract(
-        entry="triangle_3xtf32_wgmma_pack", block=(256, 1, 1),
+        entry=f"{prefix}_pack", block=(256, 1, 1),
         grid=lambda s: (cdiv(packed_ld(s), 32), rows(s), cdiv(s["channels"], 32)),
         args=lambda t, s: (t[source], t[target], i32(s["n"]), i32(s["channels"]), i32(rows(s)), i32(packed_ld(s)),
                            i32(swap)))
 
 
-PACK_STEPS = (pack("a", "a_packed", lambda s: s["n"], 0),
-              pack("b", "b_packed", lambda s: round_up(s["n"], 32), 1))
-UNPACK = LaunchContract(
-    entry="triangle_3xtf32_wgmma_unpack", block=(256, 1, 1),
-    grid=lambda s: (cdiv(s["n"], 32), s["n"], cdiv(s["channels"], 32)),
-    args=lambda t, s: (t["batches"], t["out"], i32(s["n"]), i32(s["channels"])))
-
-
-def batched_product(entry: str, bm: int) -> LaunchContract:
-    """The channels' products on the matmul family's wgmma mainloop, a channel a blockIdx.z, between the packing
-    and the unpacking."""
+def batched_product(prefix: str, bm: int) -> LaunchContract:
+    """The channels' products on the matmul family's wgmma mainloop, a channel a blockIdx.z (`prefix`_small or
+    _large by `bm`), between the packing and the unpacking."""
     from .matmul import wgmma_tma_shared_bytes
 
     def args(t, s):
@@ -86,24 +79,45 @@ def batched_product(entry: str, bm: int) -> LaunchContract:
         return (TensorMap("a_packed", (bm, 32)), TensorMap("b_packed", (32, 32)), t["batches"],
                 i32(n), i32(n), i32(n), i32(n), i32(0), i32(round_up(n, 32)))
 
-    return LaunchContract(entry=entry, block=(384, 1, 1),
+    unpack = LaunchContract(
+        entry=f"{prefix}_unpack", block=(256, 1, 1),
+        grid=lambda s: (cdiv(s["n"], 32), s["n"], cdiv(s["channels"], 32)),
+        args=lambda t, s: (t["batches"], t["out"], i32(s["n"]), i32(s["channels"])))
+    packs = (pack(prefix, "a", "a_packed", lambda s: s["n"], 0),
+             pack(prefix, "b", "b_packed", lambda s: round_up(s["n"], 32), 1))
+    return LaunchContract(entry=f"{prefix}_{'large' if bm == 128 else 'small'}", block=(384, 1, 1),
                           grid=lambda s: (cdiv(s["n"], 128), cdiv(s["n"], bm), s["channels"]), args=args,
                           dynamic_shared_bytes=wgmma_tma_shared_bytes(bm), workspace=packed,
-                          before=PACK_STEPS, after=(UNPACK,))
+                          before=packs, after=(unpack,))
 
 
-BATCHED_SMALL = batched_product("triangle_3xtf32_wgmma_small", 64)
-BATCHED_LARGE = batched_product("triangle_3xtf32_wgmma_large", 128)
+def batched(prefix: str) -> LaunchContract:
+    """The batched product's route: 128 x 128 tiles once the channels' tiles make a full wave on the GPU, else
+    64 x 128 (as the matmul)."""
+    small, large = batched_product(prefix, 64), batched_product(prefix, 128)
+
+    def by_tiles(t, s):
+        from .matmul import multiprocessors
+
+        return large if cdiv(s["n"], 128) ** 2 * s["channels"] >= multiprocessors() else None
+
+    return dataclasses.replace(small, route=by_tiles)
 
 
-def by_tiles(t, s):
-    """128 x 128 tiles once the channels' tiles make a full wave on the GPU, else 64 x 128 (as the matmul)."""
-    from .matmul import multiprocessors
-
-    return BATCHED_LARGE if cdiv(s["n"], 128) ** 2 * s["channels"] >= multiprocessors() else None
+# triangle_by_size: the CUDA-core tiles up to this n, where they led the batched product on the H100's bench
+# (docs/h200-003-kernel-notes.md, section 18)
+TILES_UP_TO = 128
 
 
-BATCHED = dataclasses.replace(BATCHED_SMALL, route=by_tiles)
+def by_size(prefix: str) -> LaunchContract:
+    """triangle_by_size's route: the tiles' entry up to TILES_UP_TO, the batched product's route past it."""
+    tiles = dataclasses.replace(SMEM_TILE32X16, entry=f"{prefix}_tile")
+    product = batched(prefix)
+
+    def route(t, s):
+        return tiles if s["n"] <= TILES_UP_TO else product.route(t, s)
+
+    return dataclasses.replace(product, route=route)
 
 
 def work(s):
@@ -134,12 +148,16 @@ OP = Op(
                     "h200-001: A_c B_c^T per channel on tensor cores (mma.sync TF32, 3xTF32 split, each k step "
                     "summed apart in FP32), thirty-two i by sixteen j by eight channels a block, a warp a channel, "
                     "output staged through shared memory"),
-        KernelVariant("triangle_3xtf32_wgmma", "triangle", BATCHED,
+        KernelVariant("triangle_3xtf32_wgmma", "triangle", batched("triangle_3xtf32_wgmma"),
                     "h200-002: the channels' n x n x n products as one batched product on the matmul family's wgmma "
                     "mainloop (3xTF32, TMA, a producer warpgroup and two consumer warpgroups, "
                     "sixty-four-by-one-hundred-twenty-eight or one-hundred-twenty-eight-square tiles), a and b first "
                     "packed channel-major (b transposed, rows padded to whole K steps), the products then unpacked to "
                     "out[i][j][c]", arch_specific=True),
+        KernelVariant("triangle_by_size", "triangle", by_size("triangle_by_size"),
+                    "h200-003: triangle_smem_tile32x16 where n is small enough that the batched product's layout "
+                    "copies cost more than its tensor cores save, triangle_3xtf32_wgmma past it: one cubin, the two "
+                    "kernels' entries", arch_specific=True),
     ]},
     work=work,
     # triangle_3xtf32_mma and _wgmma: three TF32 products for each FP32 one (torch's, Triton's: the FP32 pipes)
