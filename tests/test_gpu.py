@@ -162,6 +162,12 @@ def test_the_batched_triangle_packs_multiplies_and_unpacks_inside_the_gate(tmp_p
     gated_at(tmp_path, "triangle", "triangle_3xtf32_wgmma", ("128x32", "512x32", "300x30", "100x32", "128x32", "7x5"))
 
 
+def test_the_triangle_by_size_takes_the_tiles_and_the_batched_product_inside_the_gate(tmp_path):
+    """triangle_by_size on both sides of its threshold: the tiles' entry (64x32, 128x24), the batched product's
+    (129x8, n a K step past the tiles' reach; 300x30, 128 x 128 tiles)."""
+    gated_at(tmp_path, "triangle", "triangle_by_size", ("64x32", "128x24", "129x8", "300x30"))
+
+
 def test_split_k_slices_multiplies_and_sums_inside_the_gate(tmp_path):
     """matmul_3xtf32_wgmma_tma_splitk where it slices K (256^3, 512^3, a K that leaves the last slice short) and
     where it does not (1024^3); twice at one shape, the partials' scratch reused."""
