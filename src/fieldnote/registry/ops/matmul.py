@@ -193,9 +193,13 @@ CLUSTER_STAGES = 4
 
 def cluster_splits(s) -> int:
     """The blocks of a cluster matmul_3xtf32_wgmma_cluster_splitk gives a tile: 8, 4 or 2 (8 is CUDA's portable
-    most), the most its 64x128 tiles leave SMs for and K has steps for; 1, no cluster."""
+    most), the most K has steps for whose clusters fill at most three quarters of the SMs, and no fewer than
+    split-K's slices; 1, no cluster. On the H100's bench the clusters led with 64, 80 and 96 blocks and lost with
+    128 at 512^3 (docs/h200-003-kernel-notes.md, section 18), where split-K's four slices stay."""
     steps, tiles = cdiv(s["k"], 32), cdiv(s["m"], 64) * cdiv(s["n"], 128)
-    return next((splits for splits in (8, 4, 2) if splits <= steps and tiles * splits <= multiprocessors()), 1)
+    room = multiprocessors() * 3 // 4
+    splits = next((splits for splits in (8, 4, 2) if splits <= steps and tiles * splits <= room), 1)
+    return splits if splits >= k_splits(s) else 1
 
 
 def cluster_split_k(prefix: str):
