@@ -76,6 +76,12 @@ def wgmma_tma_shared_bytes(bm: int, stages: int | None = None, cols: int = 128) 
     return stages * (2 * bm * 128 + 32 * cols * 4) + 1024 + 8 * (3 * stages + (2 if cols < 128 else 0))
 
 
+def cluster_shared_bytes(bm: int, stages: int) -> int:
+    """A block's shared memory in split_in_cluster, ClusterLayout<bm, stages>: the ring's, 256 bytes, and the stash
+    of its partial tile (bm rows of STASH_LD = 128 + 4 floats)."""
+    return wgmma_tma_shared_bytes(bm, stages) + 256 + bm * (128 + 4) * 4
+
+
 def tile_pair(prefix: str, **kwargs) -> dict[int, LaunchContract]:
     """A cubin's two entries of the family, by tile height: `<prefix>_small` (64 x 128), `<prefix>_large`."""
     return {bm: wgmma_tma(f"{prefix}_{size}", bm, **kwargs) for bm, size in ((64, "small"), (128, "large"))}
@@ -215,7 +221,7 @@ def cluster_split_k(prefix: str):
             grid=lambda s: (cdiv(s["n"], 128), cdiv(s["m"], 64), splits),
             args=lambda t, s: (TensorMap(a, (64, 32)), TensorMap(b, (32, 32)), t["out"], i32(s["m"]), i32(s["n"]),
                                i32(s["k"]), i32(slice_k(s))),
-            dynamic_shared_bytes=wgmma_tma_shared_bytes(64, CLUSTER_STAGES) + 256 + 64 * 132 * 4)  # ClusterLayout
+            dynamic_shared_bytes=cluster_shared_bytes(64, CLUSTER_STAGES))
 
     clusters = {splits: in_cluster(splits) for splits in (2, 4, 8)}
     copied = {splits: on_copies(prefix, in_cluster(splits, "a16", "b16")) for splits in (2, 4, 8)}
